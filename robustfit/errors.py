@@ -1,0 +1,70 @@
+"""The exceptions and warnings robustfit raises.
+
+Every error derives from :class:`RobustFitError` *and* from the built-in exception it
+refines, so ``except ValueError`` in user code keeps working.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "RobustFitError",
+    "InvalidInputError",
+    "NonFiniteDataError",
+    "InsufficientDataError",
+    "OutOfSupportError",
+    "InvalidParameterError",
+    "UnsupportedDistributionError",
+    "BackendUnavailableError",
+    "NonFiniteGradientError",
+    "RobustFitWarning",
+]
+
+
+class RobustFitError(Exception):
+    """Base class of every error raised by robustfit."""
+
+
+class InvalidInputError(RobustFitError, ValueError):
+    """An argument has the wrong shape, dtype or value."""
+
+
+class NonFiniteDataError(InvalidInputError):
+    """Input data hold NaN or infinite values and ``nan_policy='raise'``."""
+
+
+class InsufficientDataError(InvalidInputError):
+    """Too few observations for the number of free parameters."""
+
+
+class OutOfSupportError(InvalidInputError):
+    """Data lie outside the support implied by the fixed parameters."""
+
+
+class InvalidParameterError(InvalidInputError):
+    """A fixed or initial parameter value is not valid for the distribution."""
+
+
+class UnsupportedDistributionError(RobustFitError, TypeError):
+    """The distribution object is not a continuous scipy.stats distribution."""
+
+
+class BackendUnavailableError(RobustFitError, ImportError):
+    """An optional backend (JAX, CuPy, matplotlib) is requested but not installed."""
+
+
+class NonFiniteGradientError(RobustFitError, FloatingPointError):
+    """Some samples have a non-finite loss or gradient and ``nan_policy='raise'``.
+
+    Attributes
+    ----------
+    indices : numpy.ndarray
+        Batch indices of the offending samples.
+    """
+
+    def __init__(self, message: str, indices=None):
+        super().__init__(message)
+        self.indices = indices
+
+
+class RobustFitWarning(UserWarning):
+    """Something the user should know about, that did not stop the computation."""
