@@ -1,0 +1,136 @@
+"""FitResult: the parameters as a tuple in scipy's order, with diagnostics attached."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One optimisation attempt made by :func:`robustfit.fit`.
+
+    Attributes
+    ----------
+    start : str
+        The start strategy that produced the initial point (``"closed_form"``,
+        ``"moments"``, ``"quantiles"``, ``"scipy_fitstart"``, ``"user"``, ...).
+    stage : str
+        ``"start"`` for a scored candidate, ``"optimize"`` for a local optimisation,
+        ``"polish"`` for the final polish on the full data.
+    initial : tuple of float
+        Parameters the attempt started from (scipy's order).
+    params : tuple of float
+        Parameters it ended at.
+    nll : float
+        Negative log-likelihood at ``params`` on the full data (``inf`` if invalid).
+    success : bool
+        Whether the attempt's own convergence test passed.
+    message : str
+        How the attempt ended.
+    nfev : int
+        Objective evaluations it used.
+    warnings : tuple of str
+        Floating-point or other warnings caught while it ran.
+    """
+
+    start: str
+    stage: str
+    initial: tuple
+    params: tuple
+    nll: float
+    success: bool
+    message: str
+    nfev: int = 0
+    warnings: tuple = field(default_factory=tuple)
+
+
+class FitResult(tuple):
+    """Result of :func:`robustfit.fit`: a tuple of the parameters in scipy's order.
+
+    Unpacks like the tuple ``dist.fit`` returns (``loc, scale = fit(maxwell, x, floc=0)``)
+    and carries the diagnostics as attributes.
+
+    Attributes
+    ----------
+    params : dict
+        Parameter name -> value, shapes first, then ``loc`` and ``scale``.
+    nll : float
+        Negative log-likelihood at the parameters (full data; for censored data the
+        censored likelihood).
+    loglik : float
+        ``-nll``.
+    aic, bic : float
+        Akaike and Bayesian information criteria, counting only free parameters.
+    success : bool
+        ``True`` when the parameters are finite, pass the distribution's argument check,
+        give a finite likelihood, and the optimiser's convergence test passed.
+    message : str
+        What happened, in words.
+    method : str
+        ``"MLE"`` or ``"MM"``.
+    start : str
+        The start strategy whose candidate led to the returned optimum.
+    attempts : tuple of Attempt
+        Everything that was tried, in order, with how it ended.
+    n_obs : int
+        Number of observations used.
+    n_omitted : int
+        Non-finite observations dropped under ``nan_policy='omit'``.
+    free : tuple of str
+        Names of the parameters that were estimated (the rest were fixed).
+    dist : scipy.stats.rv_continuous
+        The distribution that was fitted.
+    """
+
+    def __new__(cls, values, **info: Any):
+        return super().__new__(cls, tuple(float(v) for v in values))
+
+    def __init__(self, values, *, dist, names, nll, success, message, method="MLE",
+                 start="", attempts=(), n_obs=0, n_omitted=0, free=(), data=None):
+        self.dist = dist
+        self.params = dict(zip(names, self))
+        self.nll = float(nll)
+        self.success = bool(success)
+        self.message = str(message)
+        self.method = method
+        self.start = start
+        self.attempts = tuple(attempts)
+        self.n_obs = int(n_obs)
+        self.n_omitted = int(n_omitted)
+        self.free = tuple(free)
+        self.data = data
+
+    @property
+    def loglik(self) -> float:
+        return -self.nll
+
+    @property
+    def aic(self) -> float:
+        return 2.0 * len(self.free) + 2.0 * self.nll
+
+    @property
+    def bic(self) -> float:
+        return len(self.free) * float(np.log(max(self.n_obs, 1))) + 2.0 * self.nll
+
+    def frozen(self):
+        """The fitted distribution, frozen at the estimated parameters."""
+        return self.dist(*self)
+
+    def __repr__(self) -> str:
+        body = ", ".join(f"{k}={v:.6g}" for k, v in self.params.items())
+        return (f"FitResult({body}; nll={self.nll:.6g}, success={self.success}, "
+                f"start={self.start!r})")
+
+    def __reduce__(self):
+        info = dict(dist=self.dist, names=tuple(self.params), nll=self.nll,
+                    success=self.success, message=self.message, method=self.method,
+                    start=self.start, attempts=self.attempts, n_obs=self.n_obs,
+                    n_omitted=self.n_omitted, free=self.free, data=self.data)
+        return (_rebuild, (tuple(self), info))
+
+
+def _rebuild(values, info):
+    return FitResult(values, **info)
