@@ -3,6 +3,7 @@
 The public API, re-exported; nothing else lives here.
 """
 
+from . import moments
 from .errors import (
     BackendUnavailableError,
     InsufficientDataError,
@@ -15,10 +16,15 @@ from .errors import (
     RobustFitWarning,
     UnsupportedDistributionError,
 )
+from .fitting import Attempt, FitResult, fit
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "fit",
+    "FitResult",
+    "Attempt",
+    "moments",
     "BackendUnavailableError",
     "InsufficientDataError",
     "InvalidInputError",

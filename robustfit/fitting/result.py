@@ -91,7 +91,7 @@ class FitResult(tuple):
     def __init__(self, values, *, dist, names, nll, success, message, method="MLE",
                  start="", attempts=(), n_obs=0, n_omitted=0, free=(), data=None):
         self.dist = dist
-        self.params = dict(zip(names, self))
+        self.params = dict(zip(names, self, strict=False))
         self.nll = float(nll)
         self.success = bool(success)
         self.message = str(message)

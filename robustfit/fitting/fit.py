@@ -1,0 +1,375 @@
+"""robustfit.fit: validate -> standardise -> guesses -> optimise -> result."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..errors import InsufficientDataError, OutOfSupportError
+from .data import FitData, read_fit_data
+from .guesses import Candidate, SampleSummary, generate_candidates
+from .likelihood import CensoredNLL, CompleteNLL, support
+from .moment_fit import moment_objective
+from .optimizer import minimize_local
+from .parameterization import Parameterization
+from .result import Attempt, FitResult
+from .spec import FitSpec, parse_fit_arguments, shape_integrality
+from .standardize import Standardizer
+
+SCORE_SIZE = 2000  # observations used to rank starting candidates
+OPTIMIZE_SIZE = 20000  # above this, optimise on a stratified subsample, then polish
+N_OPTIMIZED = 3  # best-scoring distinct candidates that get a local optimisation
+VERIFY_SIZE = 2_000_000  # up to this size the final NLL is recomputed in user units
+
+
+def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitResult:
+    """Fit a continuous scipy.stats distribution; a drop-in for ``dist.fit``.
+
+    Parameters
+    ----------
+    dist : scipy.stats.rv_continuous
+        The distribution, e.g. ``scipy.stats.gamma`` (or a subclass instance of your own).
+    data : array_like or scipy.stats.CensoredData
+        One-dimensional sample.
+    *args : float
+        Starting guesses for the shape parameters, as in ``dist.fit``.
+    nan_policy : {"raise", "omit"}
+        What to do with NaN/inf observations: raise naming the count and the first index,
+        or drop them (the count is kept in ``result.n_omitted``).
+    rng : None, int or numpy.random.Generator
+        Seeds the subsampling used for very large samples (results are deterministic
+        for a given seed; the default is a fixed seed).
+    **kwds
+        ``loc=``, ``scale=`` (guesses); ``floc``, ``fscale``, ``f0``.., ``f<shape>``,
+        ``fix_<shape>`` (fixed values); ``method="MLE"`` or ``"MM"``.
+
+    Returns
+    -------
+    FitResult
+        A tuple of the parameters in scipy's order (shapes, loc, scale) with the
+        diagnostics attached: ``params``, ``nll``, ``aic``, ``bic``, ``success``,
+        ``message``, ``start`` (the strategy that won), ``attempts``.
+
+    Notes
+    -----
+    The data are standardised by their median and interquartile range, so the result is
+    equivariant: fitting ``a*x + b`` returns ``(shapes, a*loc + b, a*scale)``. Starting
+    points come from exact MLEs where they exist, the method of moments, quantile
+    matching and scipy's ``_fitstart``; the best few by likelihood are optimised in
+    unconstrained coordinates in which data never leave the support.
+
+    Examples
+    --------
+    Maxwell speeds at a scale of 1e4, where ``scipy.stats.maxwell.fit`` starts from
+    scale = 1 and fails:
+
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> import robustfit
+    >>> x = stats.maxwell.rvs(scale=10455, size=2000, random_state=1)
+    >>> loc, scale = robustfit.fit(stats.maxwell, x, floc=0)
+    >>> bool(np.isclose(scale, np.sqrt(np.mean(x**2) / 3)))
+    True
+    """
+    spec = parse_fit_arguments(dist, args, kwds)
+    fd = read_fit_data(data, nan_policy)
+    _check_enough_data(spec, fd)
+    _check_fixed_support(spec, fd)
+    std = Standardizer.from_data(fd.finite_values())
+    zd = fd.transformed(std.data_to_z)
+    fixed_z = _fixed_to_z(spec, std)
+    rng = np.random.default_rng(0 if rng is None else rng)
+    gap_floor = _gap_floor(fd, std)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        theta_z, nll_z, success, message, start, attempts = _fit_standardized(
+            spec, zd, fixed_z, rng, gap_floor)
+        theta = std.theta_from_z(theta_z)
+        for i, v in spec.fixed.items():
+            theta[i] = v  # exactly the user's values, not a round trip through z
+        nll = std.nll_from_z(nll_z, fd.uncensored.size)
+        if np.isfinite(nll) and not fd.censored and fd.n <= VERIFY_SIZE:
+            # the likelihood the user will compute, in the user's coordinates
+            user_nll = CompleteNLL(spec.dist, fd.uncensored)
+            nll = user_nll(theta)
+            if not np.isfinite(nll):
+                theta, nll = _nudge_into_support(spec, theta, user_nll)
+            if not np.isfinite(nll):
+                success = False
+                message = "the optimum lies on the edge of the support in float64"
+    return FitResult(theta, dist=spec.dist, names=spec.names, nll=nll, success=success,
+                     message=message, method=spec.method, start=start, attempts=attempts,
+                     n_obs=fd.n, n_omitted=fd.n_omitted,
+                     free=tuple(spec.names[i] for i in spec.free), data=fd.uncensored
+                     if not fd.censored else data)
+
+
+def _nudge_into_support(spec: FitSpec, theta, nll):
+    """Move a free loc / scale outward where rounding of the map back to user units left
+    an extreme observation on (or past) an edge of the support; steps grow from one ulp."""
+    free_loc = spec.loc_index not in spec.fixed
+    free_scale = spec.scale_index not in spec.fixed
+    if not (free_loc or free_scale):
+        return theta, nll(theta)
+    cur = np.array(theta, dtype=float)
+    a, b = support(spec.dist, tuple(cur[:-2]))
+    loc, scale = cur[-2], cur[-1]
+    if free_loc and np.isfinite(a):
+        loc = min(loc, nll.zmin - a * scale)
+    elif free_scale and np.isfinite(a) and a < 0:
+        scale = max(scale, (nll.zmin - loc) / a)
+    if free_scale and np.isfinite(b) and b > 0:
+        scale = max(scale, (nll.zmax - loc) / b)
+    elif free_loc and np.isfinite(b):
+        loc = max(loc, nll.zmax - b * scale)
+    eps = np.finfo(float).eps
+    for k in range(40):
+        step = eps * 2.0 ** k
+        trial = cur.copy()
+        lower_side = np.isfinite(a) and not np.isfinite(b)
+        trial[-2] = loc - step * max(abs(loc), abs(nll.zmin)) if free_loc and lower_side \
+            else loc + step * max(abs(loc), abs(nll.zmax)) if free_loc and np.isfinite(b) \
+            and not np.isfinite(a) else loc
+        trial[-1] = scale * (1 + step) if free_scale else scale
+        if free_loc and np.isfinite(a) and np.isfinite(b):
+            trial[-2] = loc - step * max(abs(loc), abs(nll.zmin), scale)
+            if free_scale:
+                trial[-1] = scale * (1 + 2 * step) + step * max(abs(loc), abs(nll.zmax))
+        val = nll(trial)
+        if np.isfinite(val):
+            return trial, val
+    return theta, nll(theta)
+
+
+def _gap_floor(fd: FitData, std: Standardizer) -> float:
+    """Smallest standardised gap between data and a support edge that survives the
+    map back to the user's coordinates (a few ulps of the largest magnitude)."""
+    x = fd.finite_values()
+    biggest = float(np.max(np.abs(x))) if x.size else 0.0
+    return max(1e-10, 64.0 * np.finfo(float).eps * biggest / std.spread)
+
+
+def _check_enough_data(spec: FitSpec, fd: FitData) -> None:
+    n_free = len(spec.free)
+    if fd.n < n_free:
+        raise InsufficientDataError(
+            f"{fd.n} observation(s) cannot determine {n_free} free parameters of "
+            f"{spec.dist.name} {tuple(spec.names[i] for i in spec.free)}; pass more data "
+            "or fix some parameters (f0.., floc, fscale)."
+        )
+    values = fd.finite_values()
+    if spec.loc_index not in spec.fixed and spec.scale_index not in spec.fixed:
+        if values.size and values.min() == values.max():
+            raise InsufficientDataError(
+                f"all {values.size} observations equal {values[0]!r}: location and scale "
+                "cannot both be estimated from a sample with no spread; fix one of them."
+            )
+
+
+def _check_fixed_support(spec: FitSpec, fd: FitData) -> None:
+    """Data outside the support implied by a fixed loc (and scale) get a clear error."""
+    if spec.loc_index not in spec.fixed:
+        return
+    shapes = tuple(spec.fixed.get(j, 1.0) for j in range(spec.n_shapes))
+    try:
+        a, b = support(spec.dist, shapes)
+    except Exception:
+        return
+    loc = spec.fixed[spec.loc_index]
+    scale = spec.fixed.get(spec.scale_index)
+    shape_free = spec.n_shapes > len([j for j in spec.fixed if j < spec.n_shapes])
+    x = fd.finite_values()
+    if shape_free and scale is None:
+        # only the sign of the bound is reliable when shapes may move it
+        lo = loc if np.isfinite(a) and a >= 0 else -np.inf
+        hi = loc if np.isfinite(b) and b <= 0 else np.inf
+    else:
+        s = scale if scale is not None else np.inf
+        lo = loc + a * s if np.isfinite(a) and (a >= 0 or scale is not None) else -np.inf
+        hi = loc + b * s if np.isfinite(b) and (b <= 0 or scale is not None) else np.inf
+        if scale is None:
+            lo = loc if np.isfinite(a) and a >= 0 else -np.inf
+            hi = loc if np.isfinite(b) and b <= 0 else np.inf
+    below, above = x < lo, x > hi
+    for mask, side, bound, extreme in ((below, "below", lo, np.min), (above, "above", hi,
+                                                                          np.max)):
+        if mask.any():
+            fixed_desc = ", ".join(f"{spec.names[i]}={v!r}" for i, v in spec.fixed.items())
+            raise OutOfSupportError(
+                f"{int(mask.sum())} observation(s) lie {side} {bound!r}, the edge of the "
+                f"support of {spec.dist.name} with {fixed_desc} (most extreme: "
+                f"{extreme(x[mask])!r}); change the fixed values or the data."
+            )
+
+
+def _fixed_to_z(spec: FitSpec, std: Standardizer) -> dict:
+    out = dict(spec.fixed)
+    if spec.loc_index in out:
+        out[spec.loc_index] = std.loc_to_z(out[spec.loc_index])
+    if spec.scale_index in out:
+        out[spec.scale_index] = std.scale_to_z(out[spec.scale_index])
+    return out
+
+
+def _stratified(z: np.ndarray, size: int, rng) -> np.ndarray:
+    """An evenly spaced set of order statistics (min and max included)."""
+    if z.size <= size:
+        return z
+    base = z if z.size <= 10 * OPTIMIZE_SIZE else np.concatenate(
+        [rng.choice(z, 10 * OPTIMIZE_SIZE, replace=False), [z.min(), z.max()]])
+    s = np.sort(base)
+    return s[np.linspace(0, s.size - 1, size).round().astype(int)]
+
+
+def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor: float):
+    dist = spec.dist
+    n_shapes = spec.n_shapes
+    z_all = zd.finite_values()
+    summary = SampleSummary.from_data(z_all)
+    if zd.censored:
+        full = CensoredNLL(dist, zd.uncensored, zd.left, zd.right, zd.lo, zd.hi)
+        opt_nll = full
+        score_nll = full
+    else:
+        z = zd.uncensored
+        full = CompleteNLL(dist, z)
+        zs = _stratified(z, OPTIMIZE_SIZE, rng)
+        opt_nll = full if zs is z else CompleteNLL(dist, zs)
+        score_nll = CompleteNLL(dist, _stratified(zs, SCORE_SIZE, rng))
+
+    candidates = generate_candidates(dist, fixed_z, spec.guesses, summary, z_all, n_shapes,
+                                     gap_floor)
+    attempts: list[Attempt] = []
+    scored = []
+    for cand in candidates:
+        val = score_nll(cand.theta) / score_nll.n if score_nll.n else full(cand.theta)
+        scored.append((val, cand))
+        attempts.append(Attempt(cand.start, "start", tuple(cand.theta), tuple(cand.theta),
+                                float(val), bool(np.isfinite(val)), "scored on "
+                                f"{score_nll.n} observations", 1))
+    scored.sort(key=lambda p: p[0])
+    if not scored or not np.isfinite(scored[0][0]):
+        return _no_valid_start(spec, fixed_z, attempts)
+
+    if spec.method == "MM":
+        objective = moment_objective(dist, z_all, n_free=len(spec.free))
+    else:
+        objective = None
+
+    best = None  # (nll, theta, success, start, message)
+    exact = [c for v, c in scored if c.exact and np.isfinite(v)]
+    if exact and objective is None and not zd.censored:
+        cand = exact[0]
+        nll = full(cand.theta)
+        if np.isfinite(nll):
+            attempts.append(Attempt(cand.start, "exact", tuple(cand.theta), tuple(cand.theta),
+                                    nll, True, "closed-form maximum-likelihood estimate", 1))
+            return cand.theta, nll, True, "closed-form MLE", cand.start, attempts
+
+    chosen = _distinct([c for v, c in scored if np.isfinite(v)], N_OPTIMIZED)
+    target = opt_nll
+    for cand in chosen:
+        res = _optimize_from(spec, cand, target, objective, fixed_z, summary, gap_floor)
+        attempts.append(res[-1])
+        if res[0] is not None:
+            nll_full = full(res[0]) if target is not full else res[1]
+            if best is None or _better(objective, res, nll_full, best):
+                best = (nll_full, res[0], res[2], cand.start, res[3], res[1])
+    if best is None:
+        return _no_valid_start(spec, fixed_z, attempts)
+
+    if target is not full or objective is None:
+        # polish on the full data (and, for MLE, from a free-location parameterisation
+        # too, which lets the fit cross between kinds of support)
+        cand = Candidate(best[3], best[1])
+        polish = _optimize_from(spec, cand, full, objective, fixed_z, summary, gap_floor,
+                                bounded=target is not full)
+        attempts.append(polish[-1])
+        if polish[0] is not None and (polish[1] < best[5] if objective is not None
+                                      else polish[1] <= best[0]):
+            nll_full = full(polish[0])
+            best = (nll_full, polish[0], polish[2] or best[2], best[3], polish[3], polish[1])
+
+    theta = best[1]
+    theta = _round_integral_shapes(spec, theta, full)
+    nll = full(theta)
+    valid = bool(np.isfinite(nll) and np.all(np.isfinite(theta)))
+    success = valid and best[2]
+    message = ("converged" if success else "optimiser did not report convergence"
+               if valid else "no parameters with a finite likelihood were found")
+    return theta, nll, success, f"{message} ({best[4]})", best[3], attempts
+
+
+def _better(objective, res, nll_full, best) -> bool:
+    if objective is None:
+        return nll_full < best[0]
+    return res[1] < best[5]
+
+
+def _distinct(cands: list[Candidate], k: int) -> list[Candidate]:
+    out: list[Candidate] = []
+    for c in cands:
+        if all(not np.allclose(c.theta, o.theta, rtol=1e-3, atol=1e-6) for o in out):
+            out.append(c)
+        if len(out) == k:
+            break
+    return out
+
+
+def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_floor,
+                   bounded=True):
+    n_shapes = spec.n_shapes
+    par = Parameterization(spec.dist, fixed_z, n_shapes + 2, nll.zmin if hasattr(
+        nll, "zmin") else summary.zmin, nll.zmax if hasattr(nll, "zmax") else summary.zmax,
+        cand.theta[:n_shapes], bounded=bounded, gap_floor=gap_floor)
+    if isinstance(nll, CensoredNLL):
+        par = Parameterization(spec.dist, fixed_z, n_shapes + 2, summary.zmin, summary.zmax,
+                               cand.theta[:n_shapes], bounded=False)
+    t0 = par.to_t(cand.theta)
+    stage = "optimize" if bounded else "polish"
+    if t0 is None:
+        return None, np.inf, False, "start outside the parameterisation", Attempt(
+            cand.start, stage, tuple(cand.theta), tuple(cand.theta), np.inf, False,
+            "start violates the support", 0)
+    scale = max(nll.n, 1)
+    crit = objective if objective is not None else nll
+
+    def f(t):
+        theta = par.to_theta(t)
+        if theta is None:
+            return np.inf
+        return crit(theta) / (1 if objective is not None else scale)
+
+    res = minimize_local(f, t0)
+    theta = par.to_theta(res.t)
+    value = res.fun * (1 if objective is not None else scale)
+    attempt = Attempt(cand.start, stage, tuple(cand.theta), tuple(theta) if theta is not
+                      None else tuple(cand.theta), float(value), res.success, res.message,
+                      res.nfev, tuple(res.warnings))
+    return theta, value, res.success, res.message, attempt
+
+
+def _round_integral_shapes(spec, theta, nll):
+    """Integer-valued shapes (e.g. ``ksone``'s n): keep the better neighbouring integer."""
+    best = theta
+    for j in range(spec.n_shapes):
+        if j in spec.fixed or not shape_integrality(spec.dist, j):
+            continue
+        options = []
+        for v in (np.floor(theta[j]), np.ceil(theta[j])):
+            cand = best.copy()
+            cand[j] = v
+            options.append((nll(cand), cand))
+        val, cand = min(options, key=lambda p: p[0])
+        if np.isfinite(val):
+            best = cand
+    return best
+
+
+def _no_valid_start(spec, fixed_z, attempts):
+    theta = np.full(spec.n_shapes + 2, np.nan)
+    for i, v in fixed_z.items():
+        theta[i] = v
+    return (theta, np.inf, False, "no starting point gave a finite likelihood", "",
+            attempts)

@@ -1,0 +1,236 @@
+"""Initial-guess strategies, cheapest first; the driver scores them by likelihood.
+
+Each strategy returns a list of :class:`Candidate` (full parameter vectors in
+standardised coordinates with the fixed values in place):
+
+* ``closed_form``: an exact MLE from :mod:`.closed_form` where one applies;
+* ``user``: the user's positional shape guesses and ``loc=``/``scale=``;
+* ``scipy_fitstart``: the distribution's own ``_fitstart``;
+* ``moments``: shapes from a small grid over their domains, loc/scale matching the
+  sample mean and standard deviation (only where the distribution has cheap moments);
+* ``quantiles``: the same shapes, loc/scale matching the sample median and
+  interquartile range (needs no finite moments).
+
+A candidate whose loc/scale put data outside the support is moved just beyond the
+extreme observation, so that it can be scored and optimised.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from .closed_form import closed_form_mle
+from .likelihood import support, valid_shapes
+from .spec import shape_domain
+
+_QUARTILES = np.array([0.25, 0.5, 0.75])
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A starting point: where it came from and the full parameter vector."""
+
+    start: str
+    theta: np.ndarray
+    exact: bool = False  # an exact MLE: no optimisation needed
+
+
+@dataclass(frozen=True)
+class SampleSummary:
+    """What the strategies need to know of the (standardised) data."""
+
+    zmin: float
+    zmax: float
+    quartiles: np.ndarray
+    mean: float
+    std: float
+    n: int
+
+    @classmethod
+    def from_data(cls, z: np.ndarray) -> SampleSummary:
+        from ..moments import Moments
+
+        m = Moments.from_data(z)
+        return cls(float(z.min()), float(z.max()), np.quantile(z, _QUARTILES), m.mean,
+                   float(np.sqrt(m.variance())), z.size)
+
+
+def _overrides(dist, method: str) -> bool:
+    return getattr(type(dist), method) is not getattr(stats.rv_continuous, method)
+
+
+def shape_grid(dist, n_shapes: int, fixed: dict, per_shape: int) -> list[tuple]:
+    """A small product grid of shape values inside each shape's domain."""
+    axes = []
+    for j in range(n_shapes):
+        if j in fixed:
+            axes.append([fixed[j]])
+            continue
+        lo, hi = shape_domain(dist, j)
+        if np.isfinite(lo) and np.isfinite(hi):
+            vals = lo + (hi - lo) * np.array([0.2, 0.5, 0.8, 0.35, 0.65])
+        elif np.isfinite(lo):
+            vals = max(lo, 0.0) + np.array([1.0, 0.3, 3.0, 10.0, 0.6])
+            vals = vals[vals > lo]
+        elif np.isfinite(hi):
+            vals = min(hi, 0.0) - np.array([1.0, 0.3, 3.0, 10.0, 0.6])
+        else:
+            vals = np.array([0.5, -0.5, 2.0, -2.0, 0.1])
+        axes.append(list(vals[:per_shape]))
+    return [tuple(p) for p in itertools.product(*axes)]
+
+
+def _standard_quartiles(dist, shapes) -> np.ndarray | None:
+    q = np.asarray(dist.ppf(_QUARTILES, *shapes), dtype=float)
+    return q if np.all(np.isfinite(q)) and q[2] > q[0] else None
+
+
+def _standard_mean_std(dist, shapes) -> tuple[float, float] | None:
+    m, v = (float(np.asarray(s)) for s in dist.stats(*shapes, moments="mv"))
+    return (m, np.sqrt(v)) if np.isfinite(m) and np.isfinite(v) and v > 0 else None
+
+
+def _match(fixed, li, centre, spread, std_centre, std_spread):
+    """loc, scale with ``loc + scale*std_centre = centre`` and matching spreads."""
+    loc, scale = fixed.get(li), fixed.get(li + 1)
+    if scale is None and loc is not None and std_centre != 0:
+        scale = (centre - loc) / std_centre
+        if not scale > 0:
+            scale = spread / std_spread
+    elif scale is None:
+        scale = spread / std_spread
+    if loc is None:
+        loc = centre - scale * std_centre
+    return loc, scale
+
+
+def fit_into_support(dist, theta, fixed: dict, summary: SampleSummary,
+                     gap_floor: float = 0.0) -> np.ndarray | None:
+    """Move loc (or widen scale) so that every observation lies strictly inside."""
+    theta = np.array(theta, dtype=float)
+    li, si = theta.size - 2, theta.size - 1
+    shapes = tuple(theta[:li])
+    if not valid_shapes(dist, shapes) or not theta[si] > 0:
+        return None
+    try:
+        a, b = support(dist, shapes)
+    except Exception:
+        return None
+    loc, scale = theta[li], theta[si]
+    span = summary.zmax - summary.zmin
+    floor = 2.0 * gap_floor
+    gap_lo = max(4.0 * (summary.quartiles[0] - summary.zmin) / summary.n, 1e-6 * span, floor)
+    gap_hi = max(4.0 * (summary.zmax - summary.quartiles[2]) / summary.n, 1e-6 * span, floor)
+    lo_end, hi_end = loc + a * scale, loc + b * scale
+    ok_lo = not np.isfinite(a) or lo_end < summary.zmin - floor
+    ok_hi = not np.isfinite(b) or hi_end > summary.zmax + floor
+    if ok_lo and ok_hi:
+        return theta
+    if np.isfinite(a) and np.isfinite(b) and li not in fixed and si not in fixed:
+        lo_end = min(lo_end, summary.zmin - gap_lo)
+        hi_end = max(hi_end, summary.zmax + gap_hi)
+        scale = (hi_end - lo_end) / (b - a)
+        loc = lo_end - a * scale
+    elif li not in fixed:
+        if not ok_lo:
+            loc = summary.zmin - gap_lo - a * scale
+        elif not ok_hi:
+            loc = summary.zmax + gap_hi - b * scale
+        if np.isfinite(a) and np.isfinite(b) and not (loc + b * scale > summary.zmax):
+            return None
+    elif si not in fixed:
+        # loc fixed: grow the scale until the support covers the data, if it can
+        need = []
+        if not ok_lo and a < 0:
+            need.append((summary.zmin - gap_lo - loc) / a)
+        if not ok_hi and b > 0:
+            need.append((summary.zmax + gap_hi - loc) / b)
+        if not need:
+            return None
+        scale = max(need + [scale])
+    else:
+        return None
+    theta[li], theta[si] = loc, scale
+    return theta
+
+
+def generate_candidates(dist, fixed: dict, guesses: dict, summary: SampleSummary,
+                        z: np.ndarray, n_shapes: int, gap_floor: float = 0.0
+                        ) -> list[Candidate]:
+    """All starting candidates, in standardised coordinates, cheapest first."""
+    li = n_shapes
+    out: list[Candidate] = []
+
+    def add(start, theta, exact=False):
+        theta = np.asarray(theta, dtype=float)
+        for i, v in fixed.items():
+            theta[i] = v
+        if not np.all(np.isfinite(theta)):
+            return
+        if not exact:
+            theta = fit_into_support(dist, theta, fixed, summary, gap_floor)
+        if theta is not None:
+            out.append(Candidate(start, theta, exact))
+
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cf = closed_form_mle(dist, z, fixed)
+        if cf is not None:
+            add("closed_form", cf, exact=True)
+        fitstart = _safe_fitstart(dist, z, n_shapes)
+        if guesses:
+            base = fitstart if fitstart is not None else np.r_[np.ones(n_shapes), 0.0, 1.0]
+            theta = base.copy()
+            for i, v in guesses.items():
+                theta[i] = v
+            add("user", theta)
+        if fitstart is not None:
+            add("scipy_fitstart", fitstart)
+        shape_sets = []
+        if fitstart is not None:
+            shape_sets.append(tuple(fitstart[:n_shapes]))
+        cheap_ppf = _overrides(dist, "_ppf") or _overrides(dist, "_cdf")
+        per_shape = 5 if n_shapes <= 1 else 3 if n_shapes <= 3 else 2
+        if not cheap_ppf:
+            per_shape = min(per_shape, 2)
+        shape_sets += shape_grid(dist, n_shapes, fixed, per_shape) if n_shapes else [()]
+        cheap_moments = _overrides(dist, "_stats")
+        for k, shapes in enumerate(shape_sets):
+            shapes = tuple(fixed.get(j, s) for j, s in enumerate(shapes))
+            if not valid_shapes(dist, shapes):
+                continue
+            if cheap_moments or k == 0:
+                ms = _safe(_standard_mean_std, dist, shapes)
+                if ms is not None:
+                    loc, scale = _match(fixed, li, summary.mean, summary.std, *ms)
+                    add("moments", (*shapes, loc, scale))
+            if cheap_ppf or k <= 1:
+                q = _safe(_standard_quartiles, dist, shapes)
+                if q is not None:
+                    loc, scale = _match(fixed, li, summary.quartiles[1],
+                                        summary.quartiles[2] - summary.quartiles[0], q[1],
+                                        q[2] - q[0])
+                    add("quantiles", (*shapes, loc, scale))
+    return out
+
+
+def _safe(fn, *args):
+    try:
+        return fn(*args)
+    except Exception:
+        return None
+
+
+def _safe_fitstart(dist, z, n_shapes) -> np.ndarray | None:
+    try:
+        start = np.asarray(dist._fitstart(z), dtype=float).ravel()
+    except Exception:
+        return None
+    if start.size != n_shapes + 2 or not np.all(np.isfinite(start)):
+        return None
+    return start

@@ -1,0 +1,246 @@
+"""Unconstrained coordinates for the optimiser.
+
+Free shapes map through their domain (``lo + exp(t)``, ``hi - exp(t)``, a logistic map
+on a bounded domain, identity on the real line); the scale through ``exp``. Where the
+support is bounded by ``loc`` (and ``loc + scale``), the location is expressed as a gap
+``exp(t)`` beyond the extreme observation, so every point the optimiser visits keeps all
+data strictly inside the support instead of relying on a penalty.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit, logit
+
+from .likelihood import support
+from .spec import shape_domain
+
+_TINY = 1e-300
+
+
+def _support_kind(a: float, b: float) -> tuple[bool, bool]:
+    return bool(np.isfinite(a)), bool(np.isfinite(b))
+
+
+class Parameterization:
+    """Bijection between ``t`` (free, unconstrained) and full ``theta`` (standardised).
+
+    Parameters
+    ----------
+    dist : rv_continuous
+    fixed : dict
+        Index -> value of fixed parameters, in standardised coordinates.
+    n_params : int
+        Shapes + 2.
+    zmin, zmax : float
+        Extremes of the standardised data that must stay inside the support.
+    ref_shapes : sequence of float
+        Shapes at which the kind of support (bounded below/above) is read; the
+        parameterisation stays valid while the kind does not change.
+    bounded : bool
+        If False, use a free location (no support-aware gap), e.g. to let a fit cross
+        from one kind of support to another.
+    """
+
+    def __init__(self, dist, fixed: dict, n_params: int, zmin: float, zmax: float,
+                 ref_shapes, bounded: bool = True, gap_floor: float = 0.0):
+        self.dist = dist
+        self.fixed = dict(fixed)
+        self.n_params = n_params
+        self.n_shapes = n_params - 2
+        self.free = [i for i in range(n_params) if i not in self.fixed]
+        self.zmin, self.zmax = zmin, zmax
+        self.domains = [shape_domain(dist, j) for j in range(self.n_shapes)]
+        a, b = support(dist, tuple(ref_shapes))
+        self.kind = _support_kind(a, b) if bounded else (False, False)
+        self.bounded = bounded
+        # smallest gap between an extreme observation and the end of the support: keeps
+        # the data inside the support after mapping back to the user's coordinates
+        self.gap_floor = gap_floor
+
+    def _gap(self, t):
+        return self.gap_floor + np.exp(t)
+
+    def _gap_t(self, g):
+        g = g - self.gap_floor
+        return np.log(g) if g > 0 else None
+
+    # -- shapes ----------------------------------------------------------------------
+    def _shape_from_t(self, j, t):
+        lo, hi = self.domains[j]
+        if np.isfinite(lo) and np.isfinite(hi):
+            return lo + (hi - lo) * expit(t)
+        if np.isfinite(lo):
+            return lo + np.exp(t)
+        if np.isfinite(hi):
+            return hi - np.exp(t)
+        return t
+
+    def _shape_to_t(self, j, v):
+        lo, hi = self.domains[j]
+        if np.isfinite(lo) and np.isfinite(hi):
+            p = np.clip((v - lo) / (hi - lo), 1e-12, 1 - 1e-12)
+            return float(logit(p))
+        if np.isfinite(lo):
+            return float(np.log(max(v - lo, _TINY)))
+        if np.isfinite(hi):
+            return float(np.log(max(hi - v, _TINY)))
+        return float(v)
+
+    # -- the map ---------------------------------------------------------------------
+    def to_theta(self, t) -> np.ndarray | None:
+        """Full standardised parameters for ``t``, or None where ``t`` is infeasible."""
+        theta = np.empty(self.n_params)
+        it = iter(np.asarray(t, dtype=float))
+        values = {}
+        for i in self.free:
+            values[i] = next(it)
+        for i, v in self.fixed.items():
+            theta[i] = v
+        with np.errstate(all="ignore"):
+            for j in range(self.n_shapes):
+                if j in values:
+                    theta[j] = self._shape_from_t(j, values[j])
+            shapes = tuple(theta[: self.n_shapes])
+            if not np.all(np.isfinite(shapes)):
+                return None
+            li, si = self.n_shapes, self.n_shapes + 1
+            if li in self.fixed and si in self.fixed:
+                return theta
+            try:
+                a, b = support(self.dist, shapes)
+            except Exception:
+                return None
+            if self.bounded and _support_kind(a, b) != self.kind:
+                return None
+            ok = self._loc_scale(theta, values, a, b)
+        if not ok or not np.all(np.isfinite(theta)) or not theta[-1] > 0:
+            return None
+        return theta
+
+    def _loc_scale(self, theta, values, a, b) -> bool:
+        li, si = self.n_shapes, self.n_shapes + 1
+        lower, upper = self.kind
+        zmin, zmax = self.zmin, self.zmax
+        if li in values and si in values:
+            tl, ts = values[li], values[si]
+            if lower and upper:
+                lo_end, hi_end = zmin - self._gap(tl), zmax + self._gap(ts)
+                theta[si] = (hi_end - lo_end) / (b - a)
+                theta[li] = lo_end - a * theta[si]
+            else:
+                theta[si] = np.exp(ts)
+                if lower:
+                    theta[li] = zmin - a * theta[si] - self._gap(tl)
+                elif upper:
+                    theta[li] = zmax - b * theta[si] + self._gap(tl)
+                else:
+                    theta[li] = tl
+            return True
+        if li in values:  # scale fixed
+            scale, tl = theta[si], values[li]
+            if lower and upper:
+                lo_loc, hi_loc = zmax - b * scale, zmin - a * scale
+                if not hi_loc > lo_loc:
+                    return False
+                theta[li] = lo_loc + (hi_loc - lo_loc) * expit(tl)
+            elif lower:
+                theta[li] = zmin - a * scale - self._gap(tl)
+            elif upper:
+                theta[li] = zmax - b * scale + self._gap(tl)
+            else:
+                theta[li] = tl
+            return True
+        # loc fixed, scale free: scale must keep [zmin, zmax] inside loc + scale*[a, b]
+        smin, smax = self._scale_interval(theta[li], a, b)
+        ts = values[si]
+        if not smax > smin:
+            return False
+        if np.isfinite(smax):
+            theta[si] = smin + (smax - smin) * expit(ts)
+        else:
+            theta[si] = smin + np.exp(ts)
+        return True
+
+    def _scale_interval(self, loc, a, b) -> tuple[float, float]:
+        if not self.bounded:
+            return 0.0, np.inf
+        smin, smax = 0.0, np.inf
+        for end, z, below in ((a, self.zmin, True), (b, self.zmax, False)):
+            if not np.isfinite(end):
+                continue
+            # below: loc + end*s <= zmin ; above: loc + end*s >= zmax
+            gap = z - loc
+            if end == 0:
+                if (below and gap < 0) or (not below and gap > 0):
+                    return 0.0, 0.0
+                continue
+            bound = gap / end
+            if (end > 0) == below:
+                smax = min(smax, bound)
+            else:
+                smin = max(smin, bound)
+        return smin, smax
+
+    def to_t(self, theta) -> np.ndarray | None:
+        """Unconstrained coordinates of ``theta``, or None if it violates the support."""
+        theta = np.asarray(theta, dtype=float)
+        shapes = tuple(theta[: self.n_shapes])
+        out = []
+        li, si = self.n_shapes, self.n_shapes + 1
+        with np.errstate(all="ignore"):
+            for j in range(self.n_shapes):
+                if j not in self.fixed:
+                    out.append(self._shape_to_t(j, theta[j]))
+            try:
+                a, b = support(self.dist, shapes)
+            except Exception:
+                return None
+            if self.bounded and _support_kind(a, b) != self.kind:
+                return None
+            loc, scale = theta[li], theta[si]
+            lower, upper = self.kind
+            zmin, zmax = self.zmin, self.zmax
+            if li not in self.fixed and si not in self.fixed:
+                if lower and upper:
+                    g1, g2 = zmin - (loc + a * scale), (loc + b * scale) - zmax
+                    t1, t2 = self._gap_t(g1), self._gap_t(g2)
+                    if t1 is None or t2 is None:
+                        return None
+                    out += [t1, t2]
+                else:
+                    if lower:
+                        g = zmin - a * scale - loc
+                    elif upper:
+                        g = loc + b * scale - zmax
+                    else:
+                        g = None
+                    tg = None if g is None else self._gap_t(g)
+                    if g is not None and tg is None:
+                        return None
+                    out += [loc if g is None else tg, np.log(scale)]
+            elif li not in self.fixed:
+                if lower and upper:
+                    lo_loc, hi_loc = zmax - b * scale, zmin - a * scale
+                    p = (loc - lo_loc) / (hi_loc - lo_loc)
+                    if not 0 < p < 1:
+                        return None
+                    out.append(float(logit(p)))
+                elif lower or upper:
+                    g = zmin - a * scale - loc if lower else loc + b * scale - zmax
+                    tg = self._gap_t(g)
+                    if tg is None:
+                        return None
+                    out.append(tg)
+                else:
+                    out.append(loc)
+            elif si not in self.fixed:
+                smin, smax = self._scale_interval(loc, a, b)
+                if not smin < scale < smax or not scale > 0:
+                    return None
+                if np.isfinite(smax):
+                    out.append(float(logit((scale - smin) / (smax - smin))))
+                else:
+                    out.append(np.log(scale - smin) if smin > 0 else np.log(scale))
+        t = np.array(out, dtype=float)
+        return t if np.all(np.isfinite(t)) else None

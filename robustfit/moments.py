@@ -1,0 +1,160 @@
+"""Stable, mergeable moments of data of any magnitude.
+
+Moments are kept as ``(n, mean, M2, M3, M4)`` where ``Mk`` is the sum of the k-th powers
+of deviations from the mean, accumulated in float64 whatever the input dtype. Two
+summaries combine exactly (up to rounding) with the pairwise update of Chan, Golub &
+LeVeque (1979) and Pébay (2008), so chunks of a big array, or statistics computed on
+different devices (BatchNorm across GPUs), merge into the statistics of the whole.
+
+Examples
+--------
+>>> import numpy as np
+>>> from robustfit.moments import Moments
+>>> x = 1e8 + np.array([1.0, 2.0, 3.0, 4.0])
+>>> m = Moments.from_data(x[:2]).merge(Moments.from_data(x[2:]))
+>>> float(m.variance(ddof=1))
+1.6666666666666667
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validation import as_float_array
+from .errors import InsufficientDataError, InvalidInputError
+
+__all__ = ["Moments", "mean", "variance", "skewness", "kurtosis", "central_moment"]
+
+
+@dataclass(frozen=True)
+class Moments:
+    """Summary ``(n, mean, M2, M3, M4)`` of a sample, mergeable with another.
+
+    Attributes
+    ----------
+    n : int
+        Number of observations.
+    mean : float
+        Sample mean.
+    m2, m3, m4 : float
+        Sums of the 2nd, 3rd and 4th powers of deviations from the mean.
+    """
+
+    n: int
+    mean: float
+    m2: float
+    m3: float
+    m4: float
+
+    @classmethod
+    def from_data(cls, x) -> Moments:
+        """Summarise a 1-D array (any float or integer dtype, accumulated in float64).
+
+        Two passes: the mean first, then the powers of the deviations from it, which is
+        what keeps the result exact for data like ``1e8 + small``.
+        """
+        arr = as_float_array(x, "x").ravel()
+        n = arr.size
+        if n == 0:
+            return cls(0, 0.0, 0.0, 0.0, 0.0)
+        mu = float(np.mean(arr))
+        d = arr - mu
+        # a second correction of the mean removes the rounding of the first pass
+        corr = float(np.mean(d))
+        mu += corr
+        d -= corr
+        d2 = d * d
+        return cls(n, mu, float(d2.sum()), float((d2 * d).sum()), float((d2 * d2).sum()))
+
+    def merge(self, other: Moments) -> Moments:
+        """Summary of the union of the two samples (Chan et al. / Pébay update)."""
+        if other.n == 0:
+            return self
+        if self.n == 0:
+            return other
+        na, nb = float(self.n), float(other.n)
+        n = na + nb
+        delta = other.mean - self.mean
+        dn = delta / n
+        mean = self.mean + nb * dn
+        m2 = self.m2 + other.m2 + delta * dn * na * nb
+        m3 = (self.m3 + other.m3 + delta * dn * dn * na * nb * (na - nb)
+              + 3.0 * dn * (na * other.m2 - nb * self.m2))
+        m4 = (self.m4 + other.m4
+              + delta * dn ** 3 * na * nb * (na * na - na * nb + nb * nb)
+              + 6.0 * dn * dn * (na * na * other.m2 + nb * nb * self.m2)
+              + 4.0 * dn * (na * other.m3 - nb * self.m3))
+        return Moments(self.n + other.n, mean, m2, m3, m4)
+
+    def __add__(self, other: Moments) -> Moments:
+        return self.merge(other)
+
+    def variance(self, ddof: int = 0) -> float:
+        """Variance with ``ddof`` delta degrees of freedom.
+
+        ``n == ddof`` (e.g. one point with ``ddof=1``) raises
+        :class:`~robustfit.InsufficientDataError` instead of returning NaN.
+        """
+        if self.n - ddof <= 0:
+            raise InsufficientDataError(
+                f"variance with ddof={ddof} needs more than {ddof} observation(s), got "
+                f"n={self.n}; use ddof=0 or pass more data."
+            )
+        return self.m2 / (self.n - ddof)
+
+    def central_moment(self, order: int) -> float:
+        """Biased central moment of order 0..4 (``M_k / n``)."""
+        if order not in (0, 1, 2, 3, 4):
+            raise InvalidInputError(f"order={order!r}: central moments of order 0..4 only.")
+        if self.n == 0:
+            raise InsufficientDataError("central moments of an empty sample are undefined.")
+        return (1.0, 0.0, self.m2 / self.n, self.m3 / self.n, self.m4 / self.n)[order]
+
+    def skewness(self) -> float:
+        """Biased sample skewness ``m3 / m2**1.5`` (0 for a constant sample)."""
+        m2 = self.central_moment(2)
+        return 0.0 if m2 == 0.0 else self.central_moment(3) / m2 ** 1.5
+
+    def kurtosis(self, fisher: bool = True) -> float:
+        """Biased sample kurtosis ``m4 / m2**2`` (minus 3 when ``fisher``).
+
+        A constant sample has no defined kurtosis; it gives ``-3`` (Fisher) / ``0``,
+        the limit scipy reports, rather than NaN.
+        """
+        m2 = self.central_moment(2)
+        k = 0.0 if m2 == 0.0 else self.central_moment(4) / (m2 * m2)
+        return k - 3.0 if fisher else k
+
+
+def _moments_of(x, name: str = "x") -> Moments:
+    arr = as_float_array(x, name)
+    if arr.size == 0:
+        raise InsufficientDataError(f"{name} is empty; moments need at least one value.")
+    return Moments.from_data(arr)
+
+
+def mean(x) -> float:
+    """Mean of ``x`` accumulated in float64."""
+    return _moments_of(x).mean
+
+
+def variance(x, ddof: int = 0) -> float:
+    """Variance of ``x`` (two-pass, float64), ``ddof`` as in numpy."""
+    return _moments_of(x).variance(ddof)
+
+
+def central_moment(x, order: int) -> float:
+    """Biased central moment of order 0..4 of ``x``."""
+    return _moments_of(x).central_moment(order)
+
+
+def skewness(x) -> float:
+    """Biased sample skewness of ``x`` (matches ``scipy.stats.skew``)."""
+    return _moments_of(x).skewness()
+
+
+def kurtosis(x, fisher: bool = True) -> float:
+    """Biased sample kurtosis of ``x`` (matches ``scipy.stats.kurtosis``)."""
+    return _moments_of(x).kurtosis(fisher)
