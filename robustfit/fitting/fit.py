@@ -269,19 +269,22 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
 
     chosen = _distinct([c for v, c in scored if np.isfinite(v)], N_OPTIMIZED)
     target = opt_nll
-    for cand in chosen:
+    for k, cand in enumerate(chosen):
         res = _optimize_from(spec, cand, target, objective, fixed_z, summary, gap_floor)
         attempts.append(res[-1])
         if res[0] is not None:
             nll_full = full(res[0]) if target is not full else res[1]
             if best is None or _better(objective, res, nll_full, best):
                 best = (nll_full, res[0], res[2], cand.start, res[3], res[1])
+        if best is not None and best[2] and k >= 1:
+            break  # two starts, one converged: enough unless the first failed
     if best is None:
         return _no_valid_start(spec, fixed_z, attempts)
 
-    if target is not full or objective is None:
-        # polish on the full data (and, for MLE, from a free-location parameterisation
-        # too, which lets the fit cross between kinds of support)
+    if target is not full or (objective is None and _support_kind_varies(dist, spec,
+                                                                         fixed_z)):
+        # polish on the full data; where the kind of support changes with the shapes
+        # (genextreme, genpareto, ...), from a free location that can cross between kinds
         cand = Candidate(best[3], best[1])
         polish = _optimize_from(spec, cand, full, objective, fixed_z, summary, gap_floor,
                                 bounded=target is not full)
@@ -299,6 +302,20 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     message = ("converged" if success else "optimiser did not report convergence"
                if valid else "no parameters with a finite likelihood were found")
     return theta, nll, success, f"{message} ({best[4]})", best[3], attempts
+
+
+def _support_kind_varies(dist, spec: FitSpec, fixed_z: dict) -> bool:
+    """Whether the support's finite ends change across a grid of shape values."""
+    from .guesses import shape_grid
+
+    kinds = set()
+    for shapes in shape_grid(dist, spec.n_shapes, fixed_z, 5)[:50]:
+        try:
+            a, b = support(dist, shapes)
+        except Exception:
+            continue
+        kinds.add((bool(np.isfinite(a)), bool(np.isfinite(b))))
+    return len(kinds) > 1
 
 
 def _better(objective, res, nll_full, best) -> bool:

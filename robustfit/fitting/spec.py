@@ -155,7 +155,8 @@ def _check_fixed_values(dist, names, fixed: dict[int, float]) -> None:
             ok = bool(np.all(dist._argcheck(*map(np.asarray, shapes))))
         if not ok:
             raise InvalidParameterError(
-                f"the fixed shape values {dict(zip(names, shapes, strict=False))} are not valid for "
+                f"the fixed shape values {dict(zip(names, shapes, strict=False))} are not "
+                f"valid for "
                 f"{dist.name}; check its documented parameter domain."
             )
     for j in range(n_shapes):

@@ -1,0 +1,184 @@
+"""robustfit.fit: scipy semantics, closed forms against scipy's own fits, bad input."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import robustfit
+from robustfit.fitting.closed_form import closed_form_mle
+
+
+def test_maxwell_report_at_scale_1e4_matches_closed_form():
+    # the report: maxwell speeds around 1e4 with floc=0; scipy's start of scale=1 failed
+    x = stats.maxwell.rvs(scale=10455, size=5000, random_state=np.random.default_rng(7))
+    res = robustfit.fit(stats.maxwell, x, floc=0)
+    loc, scale = res
+    assert loc == 0.0
+    np.testing.assert_allclose(scale, np.sqrt(np.sum(x**2) / (3 * x.size)), rtol=1e-12)
+    assert res.success and res.start == "closed_form"
+    np.testing.assert_allclose(res.nll, -stats.maxwell.logpdf(x, 0, scale).sum(), rtol=1e-12)
+    np.testing.assert_allclose(res.aic, 2 * 1 + 2 * res.nll)
+    np.testing.assert_allclose(res.bic, np.log(x.size) + 2 * res.nll)
+    assert res.params == {"loc": 0.0, "scale": scale}
+
+
+@pytest.mark.parametrize(
+    "dist, shapes, kw",
+    [
+        (stats.norm, (), {}),
+        (stats.norm, (), {"floc": 1.0}),
+        (stats.expon, (), {}),
+        (stats.expon, (), {"floc": 0.0}),
+        (stats.halfnorm, (), {}),
+        (stats.rayleigh, (), {"floc": 0.0}),
+        (stats.uniform, (), {}),
+        (stats.laplace, (), {}),
+        (stats.lognorm, (0.8,), {"floc": 0.0}),
+        (stats.gamma, (2.5,), {"floc": 0.0}),
+        (stats.gamma, (0.4,), {"floc": 0.0}),
+        (stats.weibull_min, (1.7,), {"floc": 0.0}),
+        (stats.pareto, (2.6,), {"floc": 0.0}),
+        (stats.invgauss, (0.3,), {"floc": 0.0}),
+    ],
+)
+def test_closed_forms_agree_with_scipys_overridden_fit(dist, shapes, kw):
+    rng = np.random.default_rng(3)
+    x = dist.rvs(*shapes, loc=kw.get("floc", 0.5), scale=2.0, size=400, random_state=rng)
+    ours = robustfit.fit(dist, x, **kw)
+    ref = dist.fit(x, **kw)
+    np.testing.assert_allclose(ours, ref, rtol=2e-5, atol=1e-9)
+    assert ours.nll <= dist.nnlf(ref, x) + 1e-7 * abs(ours.nll)
+
+
+def test_closed_form_table_is_exact_for_gamma_with_fixed_scale():
+    x = stats.gamma.rvs(3.0, scale=2.0, size=300, random_state=1)
+    theta = closed_form_mle(stats.gamma, x, {1: 0.0, 2: 2.0})
+    # the score in a vanishes: digamma(a) = mean(log x) - log(scale)
+    from scipy.special import digamma
+
+    np.testing.assert_allclose(digamma(theta[0]), np.mean(np.log(x)) - np.log(2.0), atol=1e-12)
+
+
+def test_result_unpacks_and_freezes_like_scipy():
+    x = stats.gamma.rvs(2.0, loc=1.0, scale=3.0, size=500, random_state=2)
+    res = robustfit.fit(stats.gamma, x)
+    a, loc, scale = res
+    assert list(res.params) == ["a", "loc", "scale"]
+    assert res.free == ("a", "loc", "scale")
+    np.testing.assert_allclose(res.frozen().mean(), stats.gamma(a, loc, scale).mean())
+    assert res.loglik == -res.nll
+    assert res.attempts and all(hasattr(t, "stage") for t in res.attempts)
+
+
+def test_fixed_shapes_by_every_scipy_spelling():
+    x = stats.gamma.rvs(2.0, scale=3.0, size=300, random_state=5)
+    for kw in ({"f0": 2.0}, {"fa": 2.0}, {"fix_a": 2.0}):
+        res = robustfit.fit(stats.gamma, x, floc=0, **kw)
+        assert res[0] == 2.0
+        np.testing.assert_allclose(res[2], np.mean(x) / 2.0, rtol=1e-6)
+
+
+def test_user_guesses_are_used_as_a_candidate():
+    x = stats.gamma.rvs(2.0, scale=3.0, size=300, random_state=5)
+    res = robustfit.fit(stats.gamma, x, 2.0, loc=0.0, scale=3.0)
+    assert any(a.start == "user" for a in res.attempts)
+    assert res.nll <= stats.gamma.nnlf(stats.gamma.fit(x), x) + 1e-6
+
+
+def test_method_of_moments_matches_sample_moments():
+    x = stats.norm.rvs(loc=5.0, scale=2.0, size=1000, random_state=0)
+    res = robustfit.fit(stats.norm, x, method="MM")
+    assert res.method == "MM"
+    np.testing.assert_allclose(res, [np.mean(x), np.std(x)], rtol=1e-5)
+
+
+def test_censored_data_match_scipy():
+    rng = np.random.default_rng(4)
+    x = stats.weibull_min.rvs(1.5, scale=2.0, size=300, random_state=rng)
+    data = stats.CensoredData.right_censored(np.minimum(x, 3.0), x > 3.0)
+    res = robustfit.fit(stats.weibull_min, data, floc=0)
+    ref = stats.weibull_min.fit(data, floc=0)
+    np.testing.assert_allclose(res, ref, rtol=1e-3)
+
+    def censored_nll(p):
+        d = stats.weibull_min(*p)
+        return -(d.logpdf(x[x <= 3.0]).sum() + d.logsf(3.0) * np.sum(x > 3.0))
+
+    np.testing.assert_allclose(res.nll, censored_nll(res), rtol=1e-10)
+    assert res.nll <= censored_nll(ref) + 1e-6
+
+
+def test_user_subclass_of_rv_continuous():
+    class Power(stats.rv_continuous):
+        def _pdf(self, x, a):
+            return a * x ** (a - 1)
+
+    power = Power(a=0.0, b=1.0, name="power", shapes="a")
+    x = stats.powerlaw.rvs(2.5, size=400, random_state=3)
+    res = robustfit.fit(power, x, floc=0, fscale=1)
+    # exact MLE: a = -n / sum(log x)
+    np.testing.assert_allclose(res[0], -x.size / np.sum(np.log(x)), rtol=1e-5)
+
+
+# -- bad input ------------------------------------------------------------------------
+
+
+def test_nan_raise_names_count_and_index_and_omit_records_it():
+    x = np.array([1.0, 2.0, np.nan, 3.0, np.inf, 2.5, 1.5])
+    with pytest.raises(robustfit.NonFiniteDataError, match=r"2 non-finite.*index 2"):
+        robustfit.fit(stats.norm, x)
+    res = robustfit.fit(stats.norm, x, nan_policy="omit")
+    assert res.n_omitted == 2 and res.n_obs == 5
+    with pytest.raises(robustfit.InvalidInputError, match="nan_policy"):
+        robustfit.fit(stats.norm, x, nan_policy="drop")
+
+
+def test_too_few_points():
+    with pytest.raises(robustfit.InsufficientDataError, match="3 free parameters"):
+        robustfit.fit(stats.gamma, [1.0, 2.0])
+    with pytest.raises(robustfit.InsufficientDataError, match="empty"):
+        robustfit.fit(stats.norm, [])
+    with pytest.raises(robustfit.InsufficientDataError, match="no spread"):
+        robustfit.fit(stats.norm, [2.0, 2.0, 2.0])
+
+
+def test_data_outside_support_of_fixed_loc():
+    x = np.array([-1.0, -2.0, 3.0, 4.0])
+    with pytest.raises(robustfit.OutOfSupportError, match=r"2 observation\(s\) lie below.*-2"):
+        robustfit.fit(stats.maxwell, x, floc=0)
+    with pytest.raises(ValueError):  # also a ValueError, as scipy users expect
+        robustfit.fit(stats.uniform, [0.1, 0.5, 3.0], floc=0, fscale=1)
+
+
+def test_wrong_distribution_objects():
+    with pytest.raises(robustfit.UnsupportedDistributionError, match="discrete"):
+        robustfit.fit(stats.poisson, [1, 2, 3])
+    with pytest.raises(robustfit.UnsupportedDistributionError, match="frozen"):
+        robustfit.fit(stats.norm(0, 1), [1.0, 2.0])
+    with pytest.raises(TypeError):
+        robustfit.fit(len, [1.0, 2.0])
+
+
+def test_invalid_fixed_values_and_arguments():
+    x = [1.0, 2.0, 3.0, 4.0]
+    with pytest.raises(robustfit.InvalidParameterError, match="fscale"):
+        robustfit.fit(stats.norm, x, fscale=-1.0)
+    with pytest.raises(robustfit.InvalidParameterError, match="domain"):
+        robustfit.fit(stats.gamma, x, f0=-2.0)
+    with pytest.raises(robustfit.InvalidInputError, match="unknown keyword"):
+        robustfit.fit(stats.norm, x, flocc=0)
+    with pytest.raises(robustfit.InvalidInputError, match="nothing to fit"):
+        robustfit.fit(stats.norm, x, floc=0, fscale=1)
+    with pytest.raises(robustfit.InvalidInputError, match="more than once"):
+        robustfit.fit(stats.gamma, x, f0=1.0, fa=1.0)
+    with pytest.raises(robustfit.InvalidInputError, match="positional"):
+        robustfit.fit(stats.norm, x, 1.0)
+    with pytest.raises(robustfit.InvalidInputError, match="method"):
+        robustfit.fit(stats.norm, x, method="LSQ")
+
+
+def test_no_runtime_warning_reaches_the_user():
+    # pytest runs with -W error::RuntimeWarning; a hostile fit must stay silent
+    x = stats.cauchy.rvs(size=300, random_state=0) * 1e6
+    res = robustfit.fit(stats.t, x)
+    assert np.all(np.isfinite(res))
