@@ -24,6 +24,11 @@ SCORE_SIZE = 2000  # observations used to rank starting candidates
 OPTIMIZE_SIZE = 20000  # above this, optimise on a stratified subsample, then polish
 N_OPTIMIZED = 3  # best-scoring distinct candidates that get a local optimisation
 VERIFY_SIZE = 2_000_000  # up to this size the final NLL is recomputed in user units
+# a further start, racing a converged one, is finished only if after RACE_ITERATIONS
+# BFGS iterations it is within RACE_MARGIN log-likelihood units of it (or better)
+MIN_STARTS = 2  # local optimisations made even when the first one converged
+RACE_ITERATIONS = 8
+RACE_MARGIN = 2.0
 SUFFICIENT_SIZE = 100_000  # from this size, fits that follow from a few sums skip the rest
 
 
@@ -306,14 +311,18 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     chosen = _distinct([c for v, c in scored if np.isfinite(v)], N_OPTIMIZED)
     target = opt_nll
     for k, cand in enumerate(chosen):
-        res = _optimize_from(spec, cand, target, objective, fixed_z, summary, gap_floor)
+        race = None
+        if best is not None and best[2] and objective is None:
+            race = (best[5] + max(RACE_MARGIN, 1e-3 * abs(best[5])), best[5])
+        res = _optimize_from(spec, cand, target, objective, fixed_z, summary, gap_floor,
+                             race=race)
         attempts.append(res[-1])
         if res[0] is not None:
             nll_full = full(res[0]) if target is not full else res[1]
             if best is None or _better(objective, res, nll_full, best):
                 best = (nll_full, res[0], res[2], cand.start, res[3], res[1], res[4])
-        if best is not None and best[2] and k >= 1:
-            break  # two starts, one converged: enough unless the first failed
+        if best is not None and best[2] and k + 1 >= MIN_STARTS:
+            break  # enough starts, one converged
     if best is None:
         return _no_valid_start(spec, fixed_z, attempts)
 
@@ -373,7 +382,7 @@ def _distinct(cands: list[Candidate], k: int) -> list[Candidate]:
 
 
 def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_floor,
-                   bounded=True, hess_inv0=None):
+                   bounded=True, hess_inv0=None, race=None):
     n_shapes = spec.n_shapes
     par = Parameterization(spec.dist, fixed_z, n_shapes + 2, nll.zmin if hasattr(
         nll, "zmin") else summary.zmin, nll.zmax if hasattr(nll, "zmax") else summary.zmax,
@@ -396,7 +405,9 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
             return np.inf
         return crit(theta) / (1 if objective is not None else scale)
 
-    res = minimize_local(f, t0, hess_inv0=hess_inv0)
+    per_obs = 1 if objective is not None else scale
+    res = minimize_local(f, t0, hess_inv0=hess_inv0, race=None if race is None else
+                         (RACE_ITERATIONS, race[0] / per_obs, race[1] / per_obs))
     theta = par.to_theta(res.t)
     value = res.fun * (1 if objective is not None else scale)
     attempt = Attempt(cand.start, stage, tuple(cand.theta), tuple(theta) if theta is not
