@@ -33,6 +33,7 @@ class CheckedInputs:
     maxfev: int
     maxtime: float | None
     options: dict
+    user_scale: bool = False
 
 
 def _check_bounds(bounds, n: int):
@@ -121,4 +122,5 @@ def check_inputs(x0, bounds, method, maxfev, maxtime, options) -> CheckedInputs:
         opts["scale"] = scale
     if lo is not None:
         x0 = np.clip(x0, lo, hi)
-    return CheckedInputs(x0, lo, hi, method, int(maxfev), maxtime, opts)
+    user_scale = options is not None and options.get("scale") is not None
+    return CheckedInputs(x0, lo, hi, method, int(maxfev), maxtime, opts, user_scale)

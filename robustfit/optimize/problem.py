@@ -67,6 +67,26 @@ class ScaledProblem:
         self._bad_gradients = 0
         self._cached: tuple[np.ndarray, np.ndarray] | None = None
 
+    def set_scale(self, scale: np.ndarray) -> None:
+        """Change the scaling (points in ``z`` computed before are no longer valid)."""
+        x_lower = None if self.lower is None else self.lower * self.scale
+        x_upper = None if self.upper is None else self.upper * self.scale
+        self.scale = np.asarray(scale, dtype=float)
+        self.lower = None if x_lower is None else x_lower / self.scale
+        self.upper = None if x_upper is None else x_upper / self.scale
+        self._cached = None
+
+    def is_flat(self, z: np.ndarray, f: float) -> bool:
+        """True when no forward finite-difference step changes ``f`` at all."""
+        for i in range(z.size):
+            zi = z.copy()
+            zi[i] += FORWARD_STEP * max(1.0, abs(z[i]))
+            if self.upper is not None and zi[i] > self.upper[i]:
+                zi[i] = z[i] - FORWARD_STEP * max(1.0, abs(z[i]))
+            if self.value(zi) != f:
+                return False
+        return True
+
     def to_x(self, z: np.ndarray) -> np.ndarray:
         return z * self.scale
 
