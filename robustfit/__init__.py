@@ -17,6 +17,7 @@ from .errors import (
     UnsupportedDistributionError,
 )
 from .fitting import Attempt, FitResult, fit
+from .optimize import robust_minimize
 
 __version__ = "0.1.0"
 
@@ -25,6 +26,7 @@ __all__ = [
     "FitResult",
     "Attempt",
     "moments",
+    "robust_minimize",
     "BackendUnavailableError",
     "InsufficientDataError",
     "InvalidInputError",
