@@ -17,6 +17,7 @@ from .errors import (
     UnsupportedDistributionError,
 )
 from .fitting import Attempt, FitResult, fit
+from .grad import GradSqInfo, per_sample_grad_norms, per_sample_grad_sq
 
 __version__ = "0.1.0"
 
@@ -25,6 +26,9 @@ __all__ = [
     "FitResult",
     "Attempt",
     "moments",
+    "per_sample_grad_sq",
+    "per_sample_grad_norms",
+    "GradSqInfo",
     "BackendUnavailableError",
     "InsufficientDataError",
     "InvalidInputError",
