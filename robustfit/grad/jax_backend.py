@@ -18,6 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..errors import InvalidInputError
 from . import jaxpr_dense
 from .array_backend import spec_signals
 from .signals import FullSignal
@@ -56,6 +57,18 @@ def _signature(tree: Any) -> tuple:
     return (treedef, tuple((tuple(x.shape), str(x.dtype)) for x in leaves))
 
 
+def _check_scalar_loss(loss: Any, params: Any, sample: Any) -> None:
+    out = jax.eval_shape(loss, params, sample)
+    shape = getattr(out, "shape", None)
+    if shape != () or not jnp.issubdtype(out.dtype, jnp.floating):
+        raise InvalidInputError(
+            f"loss must return a scalar float for one sample, got "
+            f"{getattr(out, 'dtype', type(out).__name__)}{list(shape or [])}; loss(params, "
+            "sample) is called per sample (batch leaves without their leading axis), so "
+            "do not average over a batch inside it."
+        )
+
+
 def plan_route(
     loss: Any, params: Any, batch: Any, n: int, chunk_size: int | None,
     budget: int | None, fast_path: bool,
@@ -65,9 +78,10 @@ def plan_route(
     itemsize = max(np.dtype(x.dtype).itemsize for x in leaves)
     if isinstance(loss, DenseModel):
         return Route(("spec",) * len(leaves), chunk_size or n)
+    sample = jax.tree_util.tree_map(lambda x: x[0], batch)
+    _check_scalar_loss(loss, params, sample)
     plan = None
     if fast_path:
-        sample = jax.tree_util.tree_map(lambda x: x[0], batch)
         plan = jaxpr_dense.analyse(
             loss, leaves, lambda ls: jax.tree_util.tree_unflatten(treedef, ls), sample
         )

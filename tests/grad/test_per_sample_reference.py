@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import numpy as np
 import pytest
@@ -10,6 +12,14 @@ from benchmarks.per_sample_cases import CASES, reference_per_sample_grads
 from robustfit import per_sample_grad_norms, per_sample_grad_sq
 
 RTOL = {np.float32: 2e-5, np.float64: 1e-10}
+
+
+@functools.cache
+def _data(name, seed, n, dtype):
+    """Parameters, batch and float64 loop reference, computed once per module."""
+    case = CASES[name]
+    params, batch = case.make(np.random.default_rng(seed), n, dtype)
+    return case, params, batch, reference_per_sample_grads(case.loss, params, batch)
 
 
 def _leaves(tree):
@@ -29,20 +39,25 @@ def _run(dtype, fn, *args, **kwargs):
     return fn(*args, **kwargs)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("fast_path", [True, False], ids=["auto", "generic"])
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize(
+    "name, fast_path, dtype",
+    [(m, f, np.float32) for m in sorted(CASES) for f in (True, False)]
+    + [(m, True, np.float64) for m in sorted(CASES)]
+    + [pytest.param(m, False, np.float64, marks=pytest.mark.slow) for m in sorted(CASES)],
+    ids=lambda v: {True: "auto", False: "generic"}.get(v, getattr(v, "__name__", str(v))),
+)
 def test_mean_and_sum_match_float64_loop(name, fast_path, dtype):
-    case = CASES[name]
-    params, batch = case.make(np.random.default_rng(0), 13, dtype)
-    ref = reference_per_sample_grads(case.loss, params, batch)
+    case, params, batch, ref = _data(name, 0, 13, dtype)
     mean, info = _run(
         dtype, per_sample_grad_sq, case.loss, params, batch, chunk_size=5,
         fast_path=fast_path, return_info=True,
     )
     _close(_leaves(mean), [(g**2).mean(0) for g in ref], dtype)
     assert all(np.asarray(x).dtype == dtype for x in _leaves(mean))
-    total = _run(dtype, per_sample_grad_sq, case.loss, params, batch, reduction="sum")
+    total = _run(
+        dtype, per_sample_grad_sq, case.loss, params, batch, reduction="sum", chunk_size=5,
+        fast_path=fast_path,
+    )
     _close(_leaves(total), [(g**2).sum(0) for g in ref], dtype)
     assert info.chunk_size == 5 and info.n_used == 13
 
@@ -59,9 +74,7 @@ def test_paths_found_in_jaxpr(name):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_none_and_norms_match_float64_loop(name):
-    case = CASES[name]
-    params, batch = case.make(np.random.default_rng(2), 9, np.float32)
-    ref = reference_per_sample_grads(case.loss, params, batch)
+    case, params, batch, ref = _data(name, 2, 9, np.float32)
     squares = per_sample_grad_sq(case.loss, params, batch, reduction="none", chunk_size=4)
     _close(_leaves(squares), [g**2 for g in ref], np.float32)
     norms = per_sample_grad_norms(case.loss, params, batch, chunk_size=4)
@@ -69,12 +82,18 @@ def test_none_and_norms_match_float64_loop(name):
     np.testing.assert_allclose(np.asarray(norms), want, rtol=2e-5)
 
 
-@pytest.mark.parametrize("name", ["mlp", "rnn", "conv"])
-@pytest.mark.parametrize("n, chunk", [(1, None), (1, 3), (7, 3), (8, 8), (10, 1), (5, 64)])
+SIZES = [(1, None), (7, 3), (10, 4)]
+MORE_SIZES = [(1, 3), (8, 8), (10, 1), (5, 64), (33, 32)]
+
+
+@pytest.mark.parametrize(
+    "name, n, chunk",
+    [(m, n, c) for m in ("mlp", "rnn") for n, c in SIZES]
+    + [pytest.param(m, n, c, marks=pytest.mark.slow)
+       for m in ("mlp", "rnn", "conv") for n, c in MORE_SIZES],
+)
 def test_batch_sizes_and_chunks(name, n, chunk):
-    case = CASES[name]
-    params, batch = case.make(np.random.default_rng(3), n, np.float32)
-    ref = reference_per_sample_grads(case.loss, params, batch)
+    case, params, batch, ref = _data(name, 3, n, np.float32)
     for fast_path in (True, False):
         got = per_sample_grad_sq(case.loss, params, batch, chunk_size=chunk, fast_path=fast_path)
         _close(_leaves(got), [(g**2).mean(0) for g in ref], np.float32)
@@ -96,9 +115,7 @@ def test_auto_path_equals_generic_path_to_rounding():
 @pytest.mark.parametrize("name", [n for n in sorted(CASES) if CASES[n].spec is not None])
 @pytest.mark.parametrize("backend", ["numpy", "jax"])
 def test_model_specs_match_float64_loop(name, backend):
-    case = CASES[name]
-    params, batch = case.make(np.random.default_rng(5), 11, np.float64)
-    ref = reference_per_sample_grads(case.loss, params, batch)
+    case, params, batch, ref = _data(name, 5, 11, np.float64)
     with jax.enable_x64(True):
         got, info = per_sample_grad_sq(
             case.spec, params, batch, backend=backend, chunk_size=4 if backend == "numpy" else None,
