@@ -17,6 +17,7 @@ from .errors import (
     UnsupportedDistributionError,
 )
 from .fitting import Attempt, FitResult, fit
+from .grad import GradSqInfo, per_sample_grad_norms, per_sample_grad_sq
 from .optimize import robust_minimize
 
 __version__ = "0.1.0"
@@ -27,6 +28,9 @@ __all__ = [
     "Attempt",
     "moments",
     "robust_minimize",
+    "per_sample_grad_sq",
+    "per_sample_grad_norms",
+    "GradSqInfo",
     "BackendUnavailableError",
     "InsufficientDataError",
     "InvalidInputError",
