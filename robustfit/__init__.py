@@ -17,12 +17,15 @@ from .errors import (
     UnsupportedDistributionError,
 )
 from .fitting import Attempt, FitResult, fit
+from .fitting.bootstrap import BootstrapResult, bootstrap
 
 __version__ = "0.1.0"
 
 __all__ = [
     "fit",
     "FitResult",
+    "bootstrap",
+    "BootstrapResult",
     "Attempt",
     "moments",
     "BackendUnavailableError",

@@ -126,7 +126,7 @@ def _split_rows(path: str) -> list[list[str]]:
     sample = "\n".join(lines[:50])
     delim = next((d for d in ("\t", ",", ";") if d in sample), None)
     if delim is None:
-        return [ln.split() for ln in lines]
+        return [[c.strip("\"'") for c in ln.split()] for ln in lines]
     return [[c.strip() for c in row] for row in csv.reader(lines, delimiter=delim)]
 
 
