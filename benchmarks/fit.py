@@ -7,7 +7,12 @@ run on the same samples in the same process; we record the NLL gap to the true
 parameters (success = NLL <= truth's + tol), the time ratio, and how far each result is
 from the unit-scale result mapped to that magnitude (equivariance).
 
+With --big, instead: n = 1e6 and 1e7 for maxwell(floc=0), gamma (all free),
+lognorm(floc=0) and weibull_min(floc=0), timing robustfit, scipy and one numpy pass
+(``np.sum``) over the same array; the section "big" of the output file is updated.
+
 Usage: python benchmarks/fit.py [--n 1000] [--dists a,b] [--timeout 60] [--out PATH]
+       python benchmarks/fit.py --big [--big-n 1000000,10000000] [--timeout 600]
 """
 
 from __future__ import annotations
@@ -37,20 +42,22 @@ def _one(label, dist, shapes, n, loc, scale, which):
     ref = true_nll(dist, shapes, loc, scale, x)
     t0 = time.perf_counter()
     err = None
+    start = None
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             if which == "scipy":
                 est = tuple(float(v) for v in dist.fit(x))
             else:
-                est = tuple(robustfit.fit(dist, x))
+                res = robustfit.fit(dist, x)
+                est, start = tuple(res), res.start
     except Exception as exc:  # scipy's fit may raise; that is an outcome we record
         est, err = None, f"{type(exc).__name__}: {exc}"[:200]
     elapsed = time.perf_counter() - t0
     nll = true_nll(dist, est[:-2], est[-2], est[-1], x) if est else float("inf")
     ok = bool(np.isfinite(nll) and nll <= ref + TOL * abs(ref) + 1e-6)
     return dict(case=label, n=n, loc=loc, scale=scale, fitter=which, params=est, nll=nll,
-                true_nll=ref, gap=nll - ref, ok=ok, time=elapsed, error=err)
+                true_nll=ref, gap=nll - ref, ok=ok, time=elapsed, error=err, start=start)
 
 
 def _worker(args, q):
@@ -117,6 +124,82 @@ def summarise(rows, eq):
     return summary
 
 
+BIG_CASES = (
+    ("maxwell(floc=0)", "maxwell", (), dict(floc=0.0), 0.0, 1e4),
+    ("gamma", "gamma", (2.5,), {}, 1e4, 1e3),
+    ("lognorm(floc=0)", "lognorm", (0.6,), dict(floc=0.0), 0.0, 1e3),
+    ("weibull_min(floc=0)", "weibull_min", (1.7,), dict(floc=0.0), 0.0, 1e3),
+)
+
+
+def _big_one(label, name, shapes, kwds, loc, scale, n, which):
+    from scipy import stats
+
+    dist = getattr(stats, name)
+    x = dist.rvs(*shapes, loc=loc, scale=scale, size=n, random_state=7)
+    one_pass = np.inf
+    for _ in range(5):
+        t0 = time.perf_counter()
+        np.sum(x)
+        one_pass = min(one_pass, time.perf_counter() - t0)
+
+    def run(data):
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            if which == "scipy":
+                return dist.fit(data, **kwds)
+            return robustfit.fit(dist, data, **kwds)
+
+    run(x[:1000])  # warm-up: first-call imports and caches, for both fitters alike
+    elapsed, repeats = np.inf, 0
+    while repeats < 3 and (repeats == 0 or elapsed < 1.0):  # best of 3 when fast
+        t0 = time.perf_counter()
+        est = run(x)
+        elapsed = min(elapsed, time.perf_counter() - t0)
+        repeats += 1
+    est = tuple(float(v) for v in est)
+    with np.errstate(all="ignore"):
+        nll = float(-np.sum(dist.logpdf(x, *est)))
+    return dict(case=label, n=n, fitter=which, params=est, nll=nll, time=elapsed,
+                one_pass=one_pass)
+
+
+def _big_worker(args, q):
+    q.put(_big_one(*args))
+
+
+def run_big(ns, timeout):
+    rows = []
+    for label, name, shapes, kwds, loc, scale in BIG_CASES:
+        for n in ns:
+            pair = {}
+            for which in ("robustfit", "scipy"):
+                q = mp.Queue()
+                p = mp.Process(target=_big_worker,
+                               args=((label, name, shapes, kwds, loc, scale, n, which), q))
+                p.start()
+                p.join(timeout)
+                if p.is_alive():
+                    p.terminate()
+                    p.join()
+                    pair[which] = dict(case=label, n=n, fitter=which, params=None,
+                                       nll=float("inf"), time=timeout, one_pass=None,
+                                       error="timeout")
+                else:
+                    pair[which] = q.get()
+            ours, ref = pair["robustfit"], pair["scipy"]
+            row = dict(case=label, n=n, robustfit=ours, scipy=ref,
+                       time_ratio_vs_scipy=ours["time"] / ref["time"],
+                       time_ratio_vs_one_pass=ours["time"] / ours["one_pass"],
+                       nll_gap_vs_scipy=ours["nll"] - ref["nll"])
+            rows.append(row)
+            print(f"{label:20s} n={n:>9d} robustfit {ours['time']:.3f}s "
+                  f"({row['time_ratio_vs_one_pass']:.1f}x one pass) scipy {ref['time']:.3f}s"
+                  f" ratio {row['time_ratio_vs_scipy']:.3f} nll gap "
+                  f"{row['nll_gap_vs_scipy']:.3g}", flush=True)
+    return rows
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", default="1000")
@@ -125,7 +208,21 @@ def main(argv=None):
     ap.add_argument("--fitters", default="robustfit,scipy")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results",
                                                   "fit.json"))
+    ap.add_argument("--big", action="store_true")
+    ap.add_argument("--big-n", default="1000000,10000000")
     args = ap.parse_args(argv)
+    if args.big:
+        rows = run_big([int(float(v)) for v in args.big_n.split(",")], args.timeout)
+        old = {}
+        if os.path.exists(args.out):
+            with open(args.out) as fh:
+                old = json.load(fh)
+        old["big"] = dict(command="python benchmarks/fit.py " + " ".join(
+            argv or sys.argv[1:]), rows=rows)
+        os.makedirs(os.path.dirname(args.out), exist_ok=True)
+        with open(args.out, "w") as fh:
+            json.dump(old, fh, indent=1, default=str)
+        return
     wanted = set(filter(None, args.dists.split(",")))
     rows = []
     for label, dist, shapes in cases():
@@ -145,10 +242,14 @@ def main(argv=None):
     summary = summarise(rows, eq)
     print(json.dumps(summary, indent=1))
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    old = {}
+    if os.path.exists(args.out):
+        with open(args.out) as fh:
+            old = json.load(fh)
+    old.update(command="python benchmarks/fit.py " + " ".join(argv or sys.argv[1:]),
+               summary=summary, equivariance=eq, rows=rows)
     with open(args.out, "w") as fh:
-        json.dump(dict(command="python benchmarks/fit.py " + " ".join(argv or sys.argv[1:]),
-                       summary=summary, equivariance=eq, rows=rows), fh, indent=1,
-                  default=str)
+        json.dump(old, fh, indent=1, default=str)
 
 
 if __name__ == "__main__":

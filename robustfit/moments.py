@@ -28,6 +28,10 @@ from .errors import InsufficientDataError, InvalidInputError
 __all__ = ["Moments", "mean", "variance", "skewness", "kurtosis", "central_moment"]
 
 
+# raw sums of 4th powers stay inside float64's range when |deviations| are in this band
+_RAW_RANGE = (1e-60, 1e60)
+
+
 @dataclass(frozen=True)
 class Moments:
     """Summary ``(n, mean, M2, M3, M4)`` of a sample, mergeable with another.
@@ -39,7 +43,12 @@ class Moments:
     mean : float
         Sample mean.
     m2, m3, m4 : float
-        Sums of the 2nd, 3rd and 4th powers of deviations from the mean.
+        Sums of the 2nd, 3rd and 4th powers of deviations from the mean, divided by
+        ``scale**k``.
+    scale : float
+        A power of two: 1.0 for data whose 4th powers fit in float64 (then ``m2..m4``
+        are the plain sums), else about the size of the deviations, so that data at
+        1e-150 or 1e150 keep exact skewness and kurtosis.
     """
 
     n: int
@@ -47,26 +56,42 @@ class Moments:
     m2: float
     m3: float
     m4: float
+    scale: float = 1.0
 
     @classmethod
     def from_data(cls, x) -> Moments:
         """Summarise a 1-D array (any float or integer dtype, accumulated in float64).
 
         Two passes: the mean first, then the powers of the deviations from it, which is
-        what keeps the result exact for data like ``1e8 + small``.
+        what keeps the result exact for data like ``1e8 + small``. Non-finite data give
+        numpy's mean (``inf`` or NaN) and NaN higher moments, without warnings.
         """
         arr = as_float_array(x, "x").ravel()
         n = arr.size
         if n == 0:
             return cls(0, 0.0, 0.0, 0.0, 0.0)
-        mu = float(np.mean(arr))
-        d = arr - mu
-        # a second correction of the mean removes the rounding of the first pass
-        corr = float(np.mean(d))
-        mu += corr
-        d -= corr
+        with np.errstate(all="ignore"):
+            mu = float(np.mean(arr))
+            if not np.isfinite(mu) or not np.all(np.isfinite(arr)):
+                return cls(n, mu, np.nan, np.nan, np.nan)
+            d = arr - mu
+            # a second correction of the mean removes the rounding of the first pass
+            corr = float(np.mean(d))
+            mu += corr
+            d -= corr
+        spread = float(np.max(np.abs(d)))
+        scale = 1.0
+        if spread > 0 and not _RAW_RANGE[0] <= spread <= _RAW_RANGE[1]:
+            scale = float(2.0 ** np.round(np.log2(spread)))
+            d /= scale  # exact: a power of two
         d2 = d * d
-        return cls(n, mu, float(d2.sum()), float((d2 * d).sum()), float((d2 * d2).sum()))
+        return cls(n, mu, float(d2.sum()), float((d2 * d).sum()), float((d2 * d2).sum()),
+                   scale)
+
+    def _at_scale(self, scale: float) -> tuple[float, float, float]:
+        """(m2, m3, m4) expressed with another power-of-two ``scale``."""
+        r = self.scale / scale
+        return self.m2 * r * r, self.m3 * r * r * r, self.m4 * (r * r) * (r * r)
 
     def merge(self, other: Moments) -> Moments:
         """Summary of the union of the two samples (Chan et al. / Pébay update)."""
@@ -74,19 +99,29 @@ class Moments:
             return self
         if self.n == 0:
             return other
+        scale = max(self.scale, other.scale)
+        a2, a3, a4 = self._at_scale(scale)
+        b2, b3, b4 = other._at_scale(scale)
         na, nb = float(self.n), float(other.n)
         n = na + nb
         delta = other.mean - self.mean
-        dn = delta / n
-        mean = self.mean + nb * dn
-        m2 = self.m2 + other.m2 + delta * dn * na * nb
-        m3 = (self.m3 + other.m3 + delta * dn * dn * na * nb * (na - nb)
-              + 3.0 * dn * (na * other.m2 - nb * self.m2))
-        m4 = (self.m4 + other.m4
-              + delta * dn ** 3 * na * nb * (na * na - na * nb + nb * nb)
-              + 6.0 * dn * dn * (na * na * other.m2 + nb * nb * self.m2)
-              + 4.0 * dn * (na * other.m3 - nb * self.m3))
-        return Moments(self.n + other.n, mean, m2, m3, m4)
+        mean = self.mean + nb * (delta / n)
+        dz = delta / scale
+        if scale == 1.0 and not _RAW_RANGE[0] <= abs(dz) <= _RAW_RANGE[1] and dz != 0:
+            # the means are so far apart that the merged sums need a scale of their own
+            scale = float(2.0 ** np.round(np.log2(abs(dz))))
+            a2, a3, a4 = self._at_scale(scale)
+            b2, b3, b4 = other._at_scale(scale)
+            dz = delta / scale
+        dn = dz / n
+        m2 = a2 + b2 + dz * dn * na * nb
+        m3 = (a3 + b3 + dz * dn * dn * na * nb * (na - nb)
+              + 3.0 * dn * (na * b2 - nb * a2))
+        m4 = (a4 + b4
+              + dz * dn ** 3 * na * nb * (na * na - na * nb + nb * nb)
+              + 6.0 * dn * dn * (na * na * b2 + nb * nb * a2)
+              + 4.0 * dn * (na * b3 - nb * a3))
+        return Moments(self.n + other.n, mean, m2, m3, m4, scale)
 
     def __add__(self, other: Moments) -> Moments:
         return self.merge(other)
@@ -102,7 +137,7 @@ class Moments:
                 f"variance with ddof={ddof} needs more than {ddof} observation(s), got "
                 f"n={self.n}; use ddof=0 or pass more data."
             )
-        return self.m2 / (self.n - ddof)
+        return self.m2 / (self.n - ddof) * self.scale * self.scale
 
     def central_moment(self, order: int) -> float:
         """Biased central moment of order 0..4 (``M_k / n``)."""
@@ -110,12 +145,16 @@ class Moments:
             raise InvalidInputError(f"order={order!r}: central moments of order 0..4 only.")
         if self.n == 0:
             raise InsufficientDataError("central moments of an empty sample are undefined.")
-        return (1.0, 0.0, self.m2 / self.n, self.m3 / self.n, self.m4 / self.n)[order]
+        s = self.scale
+        return (1.0, 0.0, self.m2 / self.n * s * s, self.m3 / self.n * s * s * s,
+                self.m4 / self.n * (s * s) * (s * s))[order]
 
     def skewness(self) -> float:
         """Biased sample skewness ``m3 / m2**1.5`` (0 for a constant sample)."""
-        m2 = self.central_moment(2)
-        return 0.0 if m2 == 0.0 else self.central_moment(3) / m2 ** 1.5
+        if self.n == 0:
+            raise InsufficientDataError("skewness of an empty sample is undefined.")
+        m2 = self.m2 / self.n  # in units of scale: the ratio does not depend on it
+        return 0.0 if m2 == 0.0 else (self.m3 / self.n) / m2 ** 1.5
 
     def kurtosis(self, fisher: bool = True) -> float:
         """Biased sample kurtosis ``m4 / m2**2`` (minus 3 when ``fisher``).
@@ -123,8 +162,10 @@ class Moments:
         A constant sample has no defined kurtosis; it gives ``-3`` (Fisher) / ``0``,
         the limit scipy reports, rather than NaN.
         """
-        m2 = self.central_moment(2)
-        k = 0.0 if m2 == 0.0 else self.central_moment(4) / (m2 * m2)
+        if self.n == 0:
+            raise InsufficientDataError("kurtosis of an empty sample is undefined.")
+        m2 = self.m2 / self.n
+        k = 0.0 if m2 == 0.0 else (self.m4 / self.n) / (m2 * m2)
         return k - 3.0 if fisher else k
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from scipy import stats
 
-from ..errors import InsufficientDataError, OutOfSupportError
+from .._validation import as_float_array
+from ..errors import InsufficientDataError, OutOfSupportError, RobustFitError
 from .data import FitData, read_fit_data
 from .guesses import Candidate, SampleSummary, generate_candidates
 from .likelihood import CensoredNLL, CompleteNLL, support
@@ -16,11 +18,18 @@ from .parameterization import Parameterization
 from .result import Attempt, FitResult
 from .spec import FitSpec, parse_fit_arguments, shape_integrality
 from .standardize import Standardizer
+from .sufficient import sufficient_statistic_fit
 
 SCORE_SIZE = 2000  # observations used to rank starting candidates
 OPTIMIZE_SIZE = 20000  # above this, optimise on a stratified subsample, then polish
 N_OPTIMIZED = 3  # best-scoring distinct candidates that get a local optimisation
 VERIFY_SIZE = 2_000_000  # up to this size the final NLL is recomputed in user units
+# a further start, racing a converged one, is finished only if after RACE_ITERATIONS
+# BFGS iterations it is within RACE_MARGIN log-likelihood units of it (or better)
+MIN_STARTS = 2  # local optimisations made even when the first one converged
+RACE_ITERATIONS = 8
+RACE_MARGIN = 2.0
+SUFFICIENT_SIZE = 100_000  # from this size, fits that follow from a few sums skip the rest
 
 
 def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitResult:
@@ -73,6 +82,9 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
     True
     """
     spec = parse_fit_arguments(dist, args, kwds)
+    quick = _sufficient_statistics_path(spec, data)
+    if quick is not None:
+        return quick
     fd = read_fit_data(data, nan_policy)
     _check_enough_data(spec, fd)
     _check_fixed_support(spec, fd)
@@ -103,6 +115,35 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
                      n_obs=fd.n, n_omitted=fd.n_omitted,
                      free=tuple(spec.names[i] for i in spec.free), data=fd.uncensored
                      if not fd.censored else data)
+
+
+def _sufficient_statistics_path(spec: FitSpec, data) -> FitResult | None:
+    """Big samples whose MLE follows from a few sums: a few passes, no optimisation.
+
+    Declines (returns None) for censored data, the method of moments, user guesses that
+    could matter, small samples (the general path is cheap there and checks more), and
+    whenever the sums are not finite, so the general path also raises the right errors.
+    """
+    if spec.method != "MLE" or isinstance(data, stats.CensoredData):
+        return None
+    try:
+        x = as_float_array(data, "data", ndim=1)
+    except RobustFitError:
+        return None
+    if x.size < SUFFICIENT_SIZE:
+        return None
+    found = sufficient_statistic_fit(spec.dist, x, spec.fixed)
+    if found is None:
+        return None
+    theta = found.theta
+    attempt = Attempt("sufficient_statistics", "exact", tuple(theta), tuple(theta),
+                      np.nan, True, f"exact MLE from {found.statistics}", 0)
+    return FitResult(theta, dist=spec.dist, names=spec.names,
+                     nll=lambda: CompleteNLL(spec.dist, x)(theta), success=True,
+                     message=f"closed-form MLE from sufficient statistics "
+                     f"({found.statistics})", method="MLE", start="sufficient_statistics",
+                     attempts=(attempt,), n_obs=x.size, n_omitted=0,
+                     free=tuple(spec.names[i] for i in spec.free), data=x)
 
 
 def _nudge_into_support(spec: FitSpec, theta, nll):
@@ -270,14 +311,18 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     chosen = _distinct([c for v, c in scored if np.isfinite(v)], N_OPTIMIZED)
     target = opt_nll
     for k, cand in enumerate(chosen):
-        res = _optimize_from(spec, cand, target, objective, fixed_z, summary, gap_floor)
+        race = None
+        if best is not None and best[2] and objective is None:
+            race = (best[5] + max(RACE_MARGIN, 1e-3 * abs(best[5])), best[5])
+        res = _optimize_from(spec, cand, target, objective, fixed_z, summary, gap_floor,
+                             race=race)
         attempts.append(res[-1])
         if res[0] is not None:
             nll_full = full(res[0]) if target is not full else res[1]
             if best is None or _better(objective, res, nll_full, best):
-                best = (nll_full, res[0], res[2], cand.start, res[3], res[1])
-        if best is not None and best[2] and k >= 1:
-            break  # two starts, one converged: enough unless the first failed
+                best = (nll_full, res[0], res[2], cand.start, res[3], res[1], res[4])
+        if best is not None and best[2] and k + 1 >= MIN_STARTS:
+            break  # enough starts, one converged
     if best is None:
         return _no_valid_start(spec, fixed_z, attempts)
 
@@ -287,12 +332,14 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
         # (genextreme, genpareto, ...), from a free location that can cross between kinds
         cand = Candidate(best[3], best[1])
         polish = _optimize_from(spec, cand, full, objective, fixed_z, summary, gap_floor,
-                                bounded=target is not full)
+                                bounded=target is not full,
+                                hess_inv0=best[6] if target is not full else None)
         attempts.append(polish[-1])
         if polish[0] is not None and (polish[1] < best[5] if objective is not None
                                       else polish[1] <= best[0]):
             nll_full = full(polish[0])
-            best = (nll_full, polish[0], polish[2] or best[2], best[3], polish[3], polish[1])
+            best = (nll_full, polish[0], polish[2] or best[2], best[3], polish[3], polish[1],
+                    polish[4])
 
     theta = best[1]
     theta = _round_integral_shapes(spec, theta, full)
@@ -335,7 +382,7 @@ def _distinct(cands: list[Candidate], k: int) -> list[Candidate]:
 
 
 def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_floor,
-                   bounded=True):
+                   bounded=True, hess_inv0=None, race=None):
     n_shapes = spec.n_shapes
     par = Parameterization(spec.dist, fixed_z, n_shapes + 2, nll.zmin if hasattr(
         nll, "zmin") else summary.zmin, nll.zmax if hasattr(nll, "zmax") else summary.zmax,
@@ -346,7 +393,7 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
     t0 = par.to_t(cand.theta)
     stage = "optimize" if bounded else "polish"
     if t0 is None:
-        return None, np.inf, False, "start outside the parameterisation", Attempt(
+        return None, np.inf, False, "start outside the parameterisation", None, Attempt(
             cand.start, stage, tuple(cand.theta), tuple(cand.theta), np.inf, False,
             "start violates the support", 0)
     scale = max(nll.n, 1)
@@ -358,13 +405,15 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
             return np.inf
         return crit(theta) / (1 if objective is not None else scale)
 
-    res = minimize_local(f, t0)
+    per_obs = 1 if objective is not None else scale
+    res = minimize_local(f, t0, hess_inv0=hess_inv0, race=None if race is None else
+                         (RACE_ITERATIONS, race[0] / per_obs, race[1] / per_obs))
     theta = par.to_theta(res.t)
     value = res.fun * (1 if objective is not None else scale)
     attempt = Attempt(cand.start, stage, tuple(cand.theta), tuple(theta) if theta is not
                       None else tuple(cand.theta), float(value), res.success, res.message,
                       res.nfev, tuple(res.warnings))
-    return theta, value, res.success, res.message, attempt
+    return theta, value, res.success, res.message, res.hess_inv, attempt
 
 
 def _round_integral_shapes(spec, theta, nll):

@@ -195,7 +195,7 @@ def generate_candidates(dist, fixed: dict, guesses: dict, summary: SampleSummary
         if fitstart is not None:
             shape_sets.append(tuple(fitstart[:n_shapes]))
         cheap_ppf = _overrides(dist, "_ppf") or _overrides(dist, "_cdf")
-        per_shape = 5 if n_shapes <= 1 else 3 if n_shapes <= 3 else 2
+        per_shape = 5 if n_shapes <= 1 else 4 if n_shapes == 2 else 3 if n_shapes == 3 else 2
         if not cheap_ppf:
             per_shape = min(per_shape, 2)
         shape_sets += shape_grid(dist, n_shapes, fixed, per_shape) if n_shapes else [()]

@@ -59,7 +59,8 @@ class FitResult(tuple):
         Parameter name -> value, shapes first, then ``loc`` and ``scale``.
     nll : float
         Negative log-likelihood at the parameters (full data; for censored data the
-        censored likelihood).
+        censored likelihood). For a large sample fitted from sufficient statistics it is
+        computed on first access (one more pass over the data).
     loglik : float
         ``-nll``.
     aic, bic : float
@@ -92,7 +93,8 @@ class FitResult(tuple):
                  start="", attempts=(), n_obs=0, n_omitted=0, free=(), data=None):
         self.dist = dist
         self.params = dict(zip(names, self, strict=False))
-        self.nll = float(nll)
+        # a callable defers the likelihood pass over a big sample until it is asked for
+        self._nll = nll if callable(nll) else float(nll)
         self.success = bool(success)
         self.message = str(message)
         self.method = method
@@ -102,6 +104,12 @@ class FitResult(tuple):
         self.n_omitted = int(n_omitted)
         self.free = tuple(free)
         self.data = data
+
+    @property
+    def nll(self) -> float:
+        if callable(self._nll):
+            self._nll = float(self._nll())
+        return self._nll
 
     @property
     def loglik(self) -> float:
