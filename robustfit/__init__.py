@@ -17,6 +17,7 @@ from .errors import (
     UnsupportedDistributionError,
 )
 from .fitting import Attempt, FitResult, fit
+from .fitting.bootstrap import BootstrapResult, bootstrap
 from .grad import GradSqInfo, per_sample_grad_norms, per_sample_grad_sq
 from .optimize import robust_minimize
 
@@ -25,6 +26,8 @@ __version__ = "0.1.0"
 __all__ = [
     "fit",
     "FitResult",
+    "bootstrap",
+    "BootstrapResult",
     "Attempt",
     "moments",
     "robust_minimize",

@@ -127,6 +127,106 @@ class FitResult(tuple):
         """The fitted distribution, frozen at the estimated parameters."""
         return self.dist(*self)
 
+    def covariance(self):
+        """Asymptotic covariance of the free parameters from the observed information.
+
+        Returns
+        -------
+        robustfit.fitting.uncertainty.Covariance
+            ``names``, ``matrix`` (user coordinates) and ``message`` (``"ok"`` or why
+            the matrix is NaN: an estimate on the edge of the support, a non-MLE fit).
+        """
+        cache = self.__dict__.setdefault("_cache", {})
+        if "cov" not in cache:
+            from .uncertainty import covariance
+
+            cache["cov"] = covariance(self)
+        return cache["cov"]
+
+    @property
+    def stderr(self) -> dict:
+        """Standard errors of the free parameters (name -> float; fixed ones are absent).
+
+        From the inverse Hessian of the negative log-likelihood at the estimate
+        (observed information), with the delta method for ``loc`` and ``scale``. NaN
+        where the information is singular; see :meth:`covariance` for why.
+
+        Examples
+        --------
+        >>> from scipy import stats
+        >>> import robustfit
+        >>> x = stats.maxwell.rvs(scale=1e4, size=1000, random_state=0)
+        >>> res = robustfit.fit(stats.maxwell, x, floc=0)
+        >>> sorted(res.stderr)  # loc is fixed, so only the scale has one
+        ['scale']
+        """
+        return self.covariance().stderr
+
+    def confint(self, level: float = 0.95) -> dict:
+        """Wald confidence intervals of the free parameters (name -> (low, high)).
+
+        The scale's interval is formed on ``log(scale)`` so it stays positive.
+
+        Examples
+        --------
+        >>> from scipy import stats
+        >>> import robustfit
+        >>> x = stats.norm.rvs(loc=3, size=2000, random_state=0)
+        >>> lo, hi = robustfit.fit(stats.norm, x).confint(0.95)["loc"]
+        >>> bool(lo < 3 < hi)
+        True
+        """
+        from .uncertainty import wald_confint
+
+        if not 0 < level < 1:
+            from ..errors import InvalidInputError
+
+            raise InvalidInputError(f"level={level!r} must lie strictly between 0 and 1.")
+        return wald_confint(self, self.covariance(), level)
+
+    def gof(self):
+        """Kolmogorov-Smirnov, Anderson-Darling and Cramer-von Mises statistics.
+
+        Returns
+        -------
+        robustfit.fitting.gof.GofResult
+
+        Examples
+        --------
+        >>> from scipy import stats
+        >>> import robustfit
+        >>> x = stats.gamma.rvs(2.0, size=1000, random_state=0)
+        >>> g = robustfit.fit(stats.gamma, x).gof()
+        >>> bool(g.ks < 0.05)
+        True
+        """
+        cache = self.__dict__.setdefault("_cache", {})
+        if "gof" not in cache:
+            from .gof import goodness_of_fit
+
+            cache["gof"] = goodness_of_fit(self._complete_data("gof()"), self.frozen())
+        return cache["gof"]
+
+    def plot(self, path=None, **kwargs):
+        """Diagnostic figure: histogram + density, Q-Q, P-P and CDF panels.
+
+        Needs matplotlib (``pip install "robustfit[plot]"``). ``path`` saves a PNG;
+        other keywords go to :func:`robustfit.plotting.plot_fit`. Returns the figure.
+        """
+        from ..plotting import plot_fit
+
+        return plot_fit(self, path=path, **kwargs)
+
+    def _complete_data(self, what: str) -> np.ndarray:
+        from ..errors import InvalidInputError
+
+        if self.data is None or not isinstance(self.data, np.ndarray):
+            raise InvalidInputError(
+                f"{what} needs the uncensored sample; this result was fitted to censored "
+                "data (or built without data)."
+            )
+        return self.data
+
     def __repr__(self) -> str:
         body = ", ".join(f"{k}={v:.6g}" for k, v in self.params.items())
         return (f"FitResult({body}; nll={self.nll:.6g}, success={self.success}, "
