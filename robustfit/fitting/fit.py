@@ -434,7 +434,7 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
 def _round_integral_shapes(spec, theta, nll, fixed_z, summary, gap_floor):
     """Integer-valued shapes (erlang's a, ksone's n): try the neighbouring integers,
     re-fitting the other free parameters with the shape held there, and keep the best."""
-    best, best_val = theta, None
+    best = theta
     for j in range(spec.n_shapes):
         if j in spec.fixed or not shape_integrality(spec.dist, j):
             continue
@@ -455,7 +455,7 @@ def _round_integral_shapes(spec, theta, nll, fixed_z, summary, gap_floor):
         if options:
             val, cand = min(options, key=lambda p: p[0])
             if np.isfinite(val):
-                best, best_val = cand, val
+                best = cand
     return best
 
 
