@@ -13,7 +13,7 @@ import functools
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
@@ -66,13 +66,26 @@ def test_equivariance(name, u, c):
 
 
 PERMUTED = {
-    "norm": stats.norm, "gamma": stats.gamma, "t": stats.t, "genextreme": stats.genextreme,
-    "weibull_max": stats.weibull_max, "cauchy": stats.cauchy,
+    "norm": stats.norm, "expon": stats.expon, "laplace": stats.laplace,
+    "gamma": stats.gamma, "t": stats.t, "cauchy": stats.cauchy,
+    "weibull_max": stats.weibull_max, "genextreme": stats.genextreme,
+}
+# measured: the sums in the likelihood change at rounding level with the order, and the
+# optimiser stops at a different point within its tolerance (sorting the data first, or
+# converging to rounding level, would make the result exactly order-free)
+PERMUTATION_XFAIL = {
+    "gamma": "shuffled data move the scale by 1.3e-8 relative (seed 0)",
+    "t": "shuffled data move df by 7.7e-8 relative (seed 0)",
+    "cauchy": "shuffled data move loc/scale by 7.9e-9 relative (seed 0)",
+    "weibull_max": "shuffled data move the scale by 9.9e-9 relative (seed 0)",
+    "genextreme": "shuffled data move the shape c by 9.4e-5 relative (seed 0)",
 }
 
 
-@pytest.mark.parametrize("name", PERMUTED)
-@PROPERTY_SETTINGS
+@pytest.mark.parametrize("name", [
+    pytest.param(name, marks=[pytest.mark.xfail(strict=True, reason=PERMUTATION_XFAIL[name])]
+                 if name in PERMUTATION_XFAIL else []) for name in PERMUTED])
+@settings(PROPERTY_SETTINGS, max_examples=8, phases=[Phase.explicit, Phase.generate])
 @given(seed=st.integers(0, 2 ** 32 - 1))
 def test_permutation_invariance(name, seed):
     dist = PERMUTED[name]
