@@ -89,7 +89,9 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
     _check_enough_data(spec, fd)
     _check_fixed_support(spec, fd)
     std = Standardizer.from_data(fd.finite_values())
-    zd = fd.transformed(std.data_to_z)
+    # sorted: sums then run in one order whatever the order of the data, so the fit is
+    # exactly invariant to permutations (and to the ties between equal values)
+    zd = fd.transformed(std.data_to_z).sorted()
     fixed_z = _fixed_to_z(spec, std)
     rng = np.random.default_rng(0 if rng is None else rng)
     gap_floor = _gap_floor(fd, std)
@@ -103,7 +105,7 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
         nll = std.nll_from_z(nll_z, fd.uncensored.size)
         if np.isfinite(nll) and not fd.censored and fd.n <= VERIFY_SIZE:
             # the likelihood the user will compute, in the user's coordinates
-            user_nll = CompleteNLL(spec.dist, fd.uncensored)
+            user_nll = CompleteNLL(spec.dist, np.sort(fd.uncensored))
             nll = user_nll(theta)
             if not np.isfinite(nll):
                 theta, nll = _nudge_into_support(spec, theta, user_nll)

@@ -182,10 +182,6 @@ def test_rayleigh_fixed_loc_formula():
 # -- measured bugs ------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="erlang(floc=0): the integer shape is rounded "
-                   "(3.26 -> 3) but the scale is not re-fitted: NLL 1030.81 vs 1026.39 at "
-                   "(3, 0, mean/3), 4.4 units above the best integer shape")
 def test_erlang_integer_shape_with_refitted_scale():
     x = draw(stats.erlang, (3,), 0.0, 2.0)
     ours = robustfit.fit(stats.erlang, x, floc=0)
@@ -195,10 +191,6 @@ def test_erlang_integer_shape_with_refitted_scale():
     assert ours.nll <= best + 1e-7 * abs(best)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="truncpareto(floc=0): no starting point gives a "
-                   "finite likelihood; returns NaN parameters (success=False) where "
-                   "scipy's override reaches NLL 220.33")
 def test_truncpareto_fixed_loc_matches_scipy():
     x = draw(stats.truncpareto, (2.0, 5.0), 0.0, 1.0)
     ours = robustfit.fit(stats.truncpareto, x, floc=0)
@@ -208,11 +200,6 @@ def test_truncpareto_fixed_loc_matches_scipy():
 
 
 @pytest.mark.parametrize("name", ["loguniform", "reciprocal"])
-@pytest.mark.xfail(strict=True, raises=robustfit.OutOfSupportError,
-                   reason="_check_fixed_support evaluates the support with "
-                   "placeholder shapes 1.0 when shapes are free but loc and scale fixed: "
-                   "valid data in [0.5, 4] raise OutOfSupportError ('126 observation(s) lie "
-                   "below 1.0')")
 def test_fixed_loc_and_scale_with_free_shapes_that_set_the_support(name):
     dist = getattr(stats, name)
     x = draw(dist, (0.5, 4.0), 0.0, 1.0)
