@@ -9,7 +9,8 @@ differences must agree (up to curvature and rounding), else the sample is discar
 The gradient sampling method (Burke, Lewis & Overton, SIAM J. Optim. 15, 2005): take
 the shortest vector ``d`` in the convex hull of gradients sampled in a ball of radius
 ``r`` around ``z``, step along ``-d`` with an Armijo backtracking search, and shrink
-``r`` when ``d`` is short or no step decreases ``f``.
+``r`` when ``d`` is short or no step decreases ``f``. A point where no difference
+changes ``f`` at all (a flat step) yields no gradient: zeros there are not evidence.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ def verified_gradient(p: ScaledProblem, z: np.ndarray, f: float) -> np.ndarray |
     if p.analytic:
         return p._analytic(z)
     g = np.empty_like(z)
+    changed = False
     for i in range(z.size):
         h = FORWARD_STEP * max(1.0, abs(z[i]))
         zp, zm = z.copy(), z.copy()
@@ -49,12 +51,14 @@ def verified_gradient(p: ScaledProblem, z: np.ndarray, f: float) -> np.ndarray |
         fp, fm = p.value(zp), p.value(zm)
         if not (np.isfinite(fp) and np.isfinite(fm)):
             return None
+        changed = changed or fp != f or fm != f
         gp, gm = (fp - f) / (zp[i] - z[i]), (f - fm) / (z[i] - zm[i])
         slack = 1e-3 * max(abs(gp), abs(gm)) + 1e-5 * max(1.0, abs(f)) / max(1.0, abs(z[i]))
         if abs(gp - gm) > slack:
             return None
         g[i] = 0.5 * (gp + gm)
-    return g
+    # no step changed f at all: a flat step of a quantised function says nothing
+    return g if changed else None
 
 
 def sample_gradients(p: ScaledProblem, z: np.ndarray, radius: float, count: int,
