@@ -187,7 +187,8 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
         if ls_fails >= 2 or stalls >= 5:
             out.z, out.f, out.g, out.iterations = z, f, g, k + 1
             out.reason = "line_search_failed" if ls_fails >= 2 else "no_progress"
-            log.add(stage, out.reason, iteration=k, reason=ls.reason)
+            why = ls.reason if ls_fails >= 2 else "f fell by < 1e-15 (relative) in 5 iterations"
+            log.add(stage, out.reason, iteration=k, reason=why)
             return out
     out.z, out.f, out.g, out.iterations = z, f, g, max_iter
     return out
