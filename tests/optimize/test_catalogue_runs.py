@@ -37,3 +37,35 @@ def test_catalogue_problem(problem):
         assert not res.success
     else:
         assert problem.solved(res.fun), (res.fun, problem.fstar, problem.tol, res.message)
+
+
+def _random_nonsmooth(seed):
+    from benchmarks.minimize_problems import (
+        hinge_loss,
+        hinge_lp_minimum,
+        l1_data,
+        l1_loss,
+        l1_lp_minimum,
+        max_of_quadratics,
+        svm_data,
+    )
+
+    X, y = l1_data(30, 3, seed + 10)
+    yield (lambda b: l1_loss(b, X, y)), np.zeros(4), l1_lp_minimum(X, y)
+    yield max_of_quadratics(4, 3, seed + 20), np.full(4, 2.0), 0.0
+    X2, y2 = svm_data(30, 2, seed + 30)
+    yield (lambda p: hinge_loss(p, X2, y2)), np.zeros(3), hinge_lp_minimum(X2, y2)
+
+
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow),
+                                  pytest.param(2, marks=pytest.mark.slow),
+                                  pytest.param(3, marks=pytest.mark.slow)])
+def test_random_nonsmooth_problems_against_lp(seed):
+    """Fresh L1-regression, hinge (LP references) and max-of-quadratics problems, with
+    finite differences: solved, and never a success claim away from the minimum."""
+    for fun, x0, fstar in _random_nonsmooth(seed):
+        res = robust_minimize(fun, x0, rng=seed)
+        tol = 1e-6 * max(1.0, abs(fstar))
+        if res.success:
+            assert res.fun <= fstar + tol, res.message
+        assert res.fun <= fstar + 1e-4 * max(1.0, abs(fstar))
