@@ -182,9 +182,9 @@ class _Run:
             self._bounded_stages(z0)
         else:
             self._bfgs_stages(z0, f0)
-        if self.verdict is None or not self.verdict.passed:
-            self.detail = self.detail or f"last test: {self.verdict.test}, measure " \
-                                         f"{self.verdict.measure:.2e} > gtol"
+        if self.verdict is not None and not self.verdict.passed and not self.detail:
+            self.detail = (f"last test: {self.verdict.test}, measure "
+                           f"{self.verdict.measure:.2e} > gtol")
 
     def _finite_start(self, z0):
         self.log.add("start", "bad_start", action="searching nearby for a finite value")
@@ -246,18 +246,20 @@ class _Run:
             return
         new = np.maximum(1.0, np.abs(self.guard.best_x))
         if np.any(np.abs(np.log10(new / self.p.scale)) > 1):
+            shrink = float(np.median(self.p.scale / new))
             self.p.set_scale(new)
-            self.bundle.items.clear()
-            self.steps = [s / 10 for s in self.steps]  # the step size is not comparable
+            self.bundle.items.clear()  # points in the old z are meaningless now
+            self._central_cache = None
+            self.steps = [s * shrink for s in self.steps]  # step lengths in the new z
             self.log.add("restart", "rescaled", scale=new.tolist() if self.n <= 20 else None)
 
-    def _bfgs_attempt(self, stage: str, z, f):
+    def _bfgs_attempt(self, stage: str, z, f) -> None:
         self.guard.stage = stage
         g = self.p.grad(z, f)
         if g is None:
             self.log.add(stage, "stage_end", outcome="no gradient at the start point")
             self.verdict = Verdict(False, np.inf, "no gradient")
-            return None
+            return
         f_start = f
         out = guarded_bfgs(self.p.value, self.p.grad, z, f, g, converged=self._in_loop_test,
                            max_iter=self.opts["max_iter"], bundle=self.bundle, log=self.log,
@@ -270,7 +272,6 @@ class _Run:
         self.log.add(stage, "stage_end", outcome=out.reason, iterations=out.iterations,
                      f_start=f_start, f_best=self.guard.best_f, test=self.verdict.test,
                      measure=self.verdict.measure, passed=self.verdict.passed)
-        return g
 
     def _bounded_stages(self, z0) -> None:
         bounds = list(zip(self.p.lower, self.p.upper, strict=True)) if self.bounded else None
