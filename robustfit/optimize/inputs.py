@@ -90,11 +90,11 @@ def check_inputs(x0, bounds, method, maxfev, maxtime, options) -> CheckedInputs:
             "method='bfgs' does not handle bounds; use method='auto' or 'l-bfgs-b'.")
     n = x0.size
     if maxfev is None:
-        maxfev = 2000 * (n + 1)
+        maxfev = 5000 * (n + 1)
     elif isinstance(maxfev, bool) or not isinstance(maxfev, (int, np.integer)) or maxfev < 1:
         raise InvalidInputError(
             f"maxfev must be a positive integer (a number of function evaluations), "
-            f"got {maxfev!r}; use None for the default 2000 * (n + 1).")
+            f"got {maxfev!r}; use None for the default 5000 * (n + 1).")
     if maxtime is not None:
         try:
             maxtime = float(maxtime)

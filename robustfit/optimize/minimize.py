@@ -63,7 +63,7 @@ def robust_minimize(fun: Callable, x0, args: tuple = (), jac=None, bounds=None, 
     method : {"auto", "bfgs", "l-bfgs-b", "nelder-mead", "powell"}
         "auto": guarded BFGS with restarts and polish (L-BFGS-B with bounds).
     maxfev : int, optional
-        Hard limit on calls of ``fun`` (default ``2000 * (n + 1)``).
+        Hard limit on calls of ``fun`` (default ``5000 * (n + 1)``).
     maxtime : float, optional
         Hard limit in seconds, checked before every call of ``fun``.
     rng : None, int or numpy.random.Generator
@@ -122,6 +122,7 @@ def robust_minimize(fun: Callable, x0, args: tuple = (), jac=None, bounds=None, 
                              deadline=deadline, log=log)
     problem = ScaledProblem(guard, inp.options["scale"], jac_x=jac_x, lower=inp.lower,
                             upper=inp.upper, log=log)
+    problem.set_typical(inp.x0)
     run = _Run(problem, inp, np.random.default_rng(rng), callback)
     stop_reason = None
     try:
@@ -214,7 +215,7 @@ class _Run:
                 if self.verdict.passed:
                     return
                 zb, fb = self._best()
-            z = restart_point(zb, self.steps, attempt, self.rng)
+            z = restart_point(zb, self.steps, attempt, self.rng, typical=self.p.typical)
             f = self.p.value(z)
             stage = f"restart {attempt}"
             if not np.isfinite(f):
@@ -282,7 +283,8 @@ class _Run:
             self.restarts = attempt
             self._adapt_gradient()
             zb, fb = self._best()
-            z = restart_point(zb, [], attempt, self.rng, self.p.lower, self.p.upper)
+            z = restart_point(zb, [], attempt, self.rng, self.p.lower, self.p.upper,
+                              typical=self.p.typical)
             f = self.p.value(z)
             self._scipy_stage("l-bfgs-b", z, bounds, stage=f"restart {attempt}")
             self._note_agreement(f"restart {attempt}", f, zb, fb)

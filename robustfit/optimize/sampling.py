@@ -42,7 +42,7 @@ def verified_gradient(p: ScaledProblem, z: np.ndarray, f: float) -> np.ndarray |
     g = np.empty_like(z)
     changed = False
     for i in range(z.size):
-        h = FORWARD_STEP * max(1.0, abs(z[i]))
+        h = p.step(z, i, FORWARD_STEP)
         zp, zm = z.copy(), z.copy()
         zp[i] += h
         zm[i] -= h
