@@ -380,7 +380,7 @@ class _Run:
         if cache is not None and np.array_equal(cache[0], z) and not self.p.analytic:
             return cache[1]
         if self.p.analytic:
-            g = self.p._analytic(z)
+            g = self.p.analytic_gradient(z)
             if g is not None:
                 return g
         return self.p.finite_difference(z, f, "central")

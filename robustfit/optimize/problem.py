@@ -82,9 +82,8 @@ class ScaledProblem:
     def set_typical(self, x0: np.ndarray) -> None:
         """Typical variable sizes from the start point (see :meth:`step`)."""
         ax = np.abs(np.asarray(x0, dtype=float))
-        typ = np.where(ax > 0, np.clip(ax, 1e-8, 1.0), 1.0)
-        self._typical_x = np.maximum(typ, np.where(ax > 0, 0.0, 1.0))
-        self.typical = np.maximum(self._typical_x / self.scale, 0.0)
+        self._typical_x = np.where(ax > 0, np.clip(ax, 1e-8, 1.0), 1.0)
+        self.typical = self._typical_x / self.scale
 
     def set_scale(self, scale: np.ndarray) -> None:
         """Change the scaling (points in ``z`` computed before are no longer valid)."""
@@ -122,12 +121,13 @@ class ScaledProblem:
     def grad(self, z: np.ndarray, f: float) -> np.ndarray | None:
         """Gradient in ``z`` at a point whose value ``f`` is known; None if unobtainable."""
         if self.analytic:
-            g = self._analytic(z)
+            g = self.analytic_gradient(z)
             if g is not None:
                 return g
         return self.finite_difference(z, f)
 
-    def _analytic(self, z: np.ndarray) -> np.ndarray | None:
+    def analytic_gradient(self, z: np.ndarray) -> np.ndarray | None:
+        """The analytic (or JAX) gradient in ``z``; None where it failed (recorded)."""
         x = self.to_x(z)
         if self.guard.returns_grad:
             if self._cached is not None and np.array_equal(self._cached[0], z):
@@ -206,7 +206,7 @@ class ScaledProblem:
         """
         if not self.analytic:
             return False
-        g = self._analytic(z)
+        g = self.analytic_gradient(z)
         g_fd = self.finite_difference(z, f, "central")
         if g is None or g_fd is None:
             return not self.analytic

@@ -38,7 +38,7 @@ def verified_gradient(p: ScaledProblem, z: np.ndarray, f: float) -> np.ndarray |
     array([1.])
     """
     if p.analytic:
-        return p._analytic(z)
+        return p.analytic_gradient(z)
     g = np.empty_like(z)
     changed = False
     for i in range(z.size):
