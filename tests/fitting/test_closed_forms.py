@@ -37,6 +37,10 @@ def assert_not_worse(ours, dist, ref, x, rtol=1e-7):
                                                              tuple(ref), ref_nll)
 
 
+# Laplace-type likelihoods are flat in the location (here log-scale) between the two
+# middle order statistics of an even sample: any point there is a maximum
+FLAT_MLE = {"loglaplace"}
+
 # (dist name, true shapes, loc, scale, fixed): both fits are analytic for this fixed set
 EXACT = [
     ("halfnorm", (), 0.0, 2.0, {"floc": 0.0}),
@@ -110,6 +114,8 @@ def test_numeric_overrides_not_beaten(case):
     ref = dist.fit(x, **kw)
     assert ours.success
     assert_not_worse(ours, dist, ref, x)
+    if name in FLAT_MLE:
+        return  # the maximum is a set: equal likelihoods are all that can be compared
     # both are the MLE; they differ by the two solvers' tolerances
     np.testing.assert_allclose(ours, ref, rtol=1e-4, atol=1e-4 * scale)
 

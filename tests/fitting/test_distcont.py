@@ -100,8 +100,17 @@ SLOW_XFAIL: dict[str, str] = {
 # measured on the default run (n=500): the optimiser stops within ~1e-5 of the optimum,
 # and where the likelihood is flat the three magnitudes' stops differ by more than 1e-6
 # (their standardised samples differ only by rounding, ~1e-14)
-EQUIV_XFAIL: dict[str, str] = {}
-SUCCESS_XFAIL: dict[str, str] = {}
+# beta(2.3, 0.63): with b < 1 the likelihood is unbounded as loc + scale -> max(x); the
+# fit returns the interior local maximum, reached by Nelder-Mead after BFGS loses
+# precision, so the magnitudes agree only to ~4e-5 and success is not always certified
+EQUIV_XFAIL: dict[str, str] = {
+    "beta": "interior local maximum of an unbounded likelihood, settled by Nelder-Mead: "
+            "magnitudes agree to ~4e-5",
+}
+SUCCESS_XFAIL: dict[str, str] = {
+    "beta": "b < 1: the likelihood is unbounded at the upper edge; at two magnitudes the "
+            "fit ends on that edge and says so with success=False",
+}
 
 
 def with_xfails(labels, xfails: dict, strict: bool, extra_marks=()):
