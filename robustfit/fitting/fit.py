@@ -334,7 +334,7 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
         if best is not None and best[2] and objective is None:
             race = (best[5] + max(RACE_MARGIN, 1e-3 * abs(best[5])), best[5])
         res = _optimize_from(spec, cand, target, objective, fixed_z, summary, gap_floor,
-                             race=race)
+                             race=race, hess_inv0=None if race is None else best[6])
         attempts.append(res[-1])
         if res[0] is not None:
             nll_full = full(res[0]) if target is not full else res[1]
