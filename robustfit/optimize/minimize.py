@@ -362,15 +362,22 @@ class _Run:
                 verdict = Verdict(m <= gtol, m, "small gradient")
                 if verdict.passed or self.bounded:
                     return verdict
-            items = sample_gradients(self.p, zb, 1e-7, min(2 * self.n + 2, 40), self.rng)
+            items = sample_gradients(self.p, zb, 1e-7, min(6 * self.n + 6, 60), self.rng)
             if self.guard.best_f < fb:
                 continue  # sampling found a better point: test that one instead
+            # gradients sampled within the radius all count (gradient sampling); older
+            # bundle gradients only where their linearisation error at zb is tiny
+            etol = 1e-7 * max(1.0, abs(fb))
             if self.p.analytic:
-                items += self.bundle.items
-            if g is not None and (self.p.analytic or verified_gradient(self.p, zb, fb)
-                                  is not None):
-                items.append((zb, fb, g))
-            m = bundle_stationarity(zb, fb, items, 1e-7 * max(1.0, abs(fb)))
+                items += [(zi, fi, gi) for zi, fi, gi in self.bundle.items
+                          if abs(fb - fi - float(gi @ (zb - zi))) <= etol]
+            if g is not None:
+                # a central difference may straddle a kink (the mean of two sides is not
+                # a gradient): only a verified one joins the bundle
+                g_here = g if self.p.analytic else verified_gradient(self.p, zb, fb)
+                if g_here is not None:
+                    items.append((zb, fb, g_here))
+            m = bundle_stationarity(zb, fb, items, np.inf)
             name = "shortest convex combination of gradients sampled nearby"
             return Verdict(m <= gtol, min(m, verdict.measure) if m > gtol else m, name)
         return verdict

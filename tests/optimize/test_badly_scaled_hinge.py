@@ -1,0 +1,53 @@
+"""The demo's SVM: hinge loss + L2 with one feature in units 1000x the other.
+
+At its optimum three margins are active at once, and the subgradients differ in scale by
+three orders of magnitude: the certificate (shortest convex combination of sampled
+gradients) must be solved exactly, or a true optimum is reported as a failure.
+"""
+
+import numpy as np
+from scipy import optimize
+
+import robustfit
+from robustfit.demo import svm_problem
+
+
+def dual_optimum(n=400, seed=7, lam=1e-3):
+    """Value of the SVM dual (equal to the primal optimum): an independent reference."""
+    rng = np.random.default_rng(seed)
+    X = np.vstack([rng.normal(-1.0, 1.0, (n // 2, 2)), rng.normal(1.0, 1.0, (n // 2, 2))])
+    X[:, 1] *= 1000.0
+    y = np.r_[-np.ones(n // 2), np.ones(n // 2)]
+    Z = y[:, None] * X
+
+    def negdual(a):
+        v = Z.T @ a
+        return -(a.sum() - v @ v / (2 * lam))
+
+    def grad(a):
+        return -(np.ones(n) - Z @ (Z.T @ a) / lam)
+
+    res = optimize.minimize(negdual, np.full(n, 0.5 / n), jac=grad, method="SLSQP",
+                            bounds=[(0, 1 / n)] * n,
+                            constraints=[{"type": "eq", "fun": lambda a: a @ y,
+                                          "jac": lambda a: y}],
+                            options={"maxiter": 2000, "ftol": 1e-15})
+    assert res.success
+    return -res.fun
+
+
+def test_badly_scaled_hinge_reaches_and_certifies_the_optimum():
+    loss, grad, w0 = svm_problem()
+    fstar = dual_optimum()
+    res = robustfit.robust_minimize(loss, w0, jac=grad, rng=0)
+    assert res.fun <= fstar + 1e-9 * abs(fstar)
+    assert res.fun == loss(res.x)
+    assert res.success, res.message
+
+
+def test_min_norm_point_is_exact_for_gradients_of_very_different_scales():
+    # two vertex gradients of a kink in a variable measured in units 1000x larger: 0 is
+    # their midpoint, which a first-order iteration on the simplex approaches slowly
+    G = np.array([[2e-3, 1.8], [-2e-3, -1.8], [1e-3, 0.9 + 1e-9]])
+    d = robustfit.optimize.stationarity.min_norm_convex_combination(G)
+    assert np.max(np.abs(d)) < 1e-12
