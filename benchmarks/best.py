@@ -8,7 +8,8 @@ found, and per distribution whose likelihood is higher (scipy's ``nnlf`` recompu
 both parameter sets). fitter is an optional benchmark dependency: ``pip install fitter``.
 
 Usage: python benchmarks/best.py [--n 5000] [--jobs 2] [--timeout 30] [--repeat 1]
-                                 [--datasets lifetimes,speeds,normal] [--out PATH]
+                                 [--datasets lifetimes,speeds,normal] [--limit 600]
+                                 [--out PATH]
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import json
 import os
 import platform
+import signal
 import subprocess
 import sys
 import time
@@ -64,20 +66,32 @@ def run_fitter(x, jobs, timeout):
     return {"wall": wall, "params": params, "top": str(aic.idxmin())}
 
 
-def _in_fresh_process(tool, name, n, jobs, timeout):
+def _in_fresh_process(tool, name, n, jobs, timeout, limit):
     """Run one tool on one data set in a new interpreter, as a user's session would:
-    no worker pool or import left warm by the previous run."""
+    no worker pool or import left warm by the previous run. A run past ``limit`` seconds
+    is stopped and recorded as taking at least that long."""
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", tool, "--datasets", name,
            "--n", str(n), "--jobs", str(jobs), "--timeout", str(timeout)]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            start_new_session=True)
+    try:
+        stdout, _ = proc.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # the tool's worker processes too
+        proc.communicate()
+        return {"wall": time.perf_counter() - t0, "params": {}, "status": {}, "top": None,
+                "finished": False}
+    res = json.loads(stdout.strip().splitlines()[-1])
+    res["finished"] = True
+    return res
 
 
-def compare(name, x, jobs, timeout, repeat):
+def compare(name, x, jobs, timeout, repeat, limit):
     rf_walls, ft_walls = [], []
     for _ in range(repeat):
-        ft = _in_fresh_process("fitter", name, x.size, jobs, timeout)
-        rf = _in_fresh_process("robustfit", name, x.size, jobs, timeout)
+        ft = _in_fresh_process("fitter", name, x.size, jobs, timeout, limit)
+        rf = _in_fresh_process("robustfit", name, x.size, jobs, timeout, limit)
         rf_walls.append(rf["wall"])
         ft_walls.append(ft["wall"])
     rf_params, rf_status, rf_top = rf["params"], rf["status"], rf["top"]
@@ -87,7 +101,7 @@ def compare(name, x, jobs, timeout, repeat):
     for d in COMMON:
         a = _nll(d, rf_params[d], x) if d in rf_params else float("inf")
         b = _nll(d, ft_params[d], x) if d in ft_params else float("inf")
-        per_dist[d] = {"robustfit_nll": a, "fitter_nll": b, "robustfit_status": rf_status[d]}
+        per_dist[d] = {"robustfit_nll": a, "fitter_nll": b, "robustfit_status": rf_status.get(d)}
         tol = 1e-6 * max(1.0, abs(min(a, b)))
         if a < b - tol:
             better += 1
@@ -99,6 +113,7 @@ def compare(name, x, jobs, timeout, repeat):
     return {
         "dataset": name, "n": int(x.size), "candidates": len(COMMON),
         "robustfit_seconds": min(rf_walls), "fitter_seconds": min(ft_walls),
+        "fitter_finished": ft["finished"], "robustfit_finished": rf["finished"],
         "ratio": min(rf_walls) / min(ft_walls),
         "robustfit_top": rf_top, "fitter_top": ft_top, "robustfit_best_nll_family": rf_best,
         "robustfit_higher_likelihood": better, "fitter_higher_likelihood": worse,
@@ -113,6 +128,8 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=30.0)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--datasets", default=",".join(DATASETS))
+    ap.add_argument("--limit", type=float, default=600.0,
+                    help="stop either tool's whole run after this many seconds (600)")
     ap.add_argument("--worker", choices=("robustfit", "fitter"), help=argparse.SUPPRESS)
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results",
                                                   "best.json"))
@@ -130,10 +147,11 @@ def main(argv=None) -> int:
     rows = []
     for name in args.datasets.split(","):
         x = DATASETS[name](args.n, np.random.default_rng(12345))
-        row = compare(name, x, args.jobs, args.timeout, args.repeat)
+        row = compare(name, x, args.jobs, args.timeout, args.repeat, args.limit)
         rows.append(row)
+        more = "" if row["fitter_finished"] else "+ (stopped)"
         print(f"{name:10s} robustfit {row['robustfit_seconds']:6.2f} s   fitter "
-              f"{row['fitter_seconds']:6.2f} s   ratio {row['ratio']:.2f}   top: "
+              f"{row['fitter_seconds']:6.2f} s{more}   ratio {row['ratio']:.2f}   top: "
               f"{row['robustfit_top']} / {row['fitter_top']}   higher likelihood: "
               f"robustfit {row['robustfit_higher_likelihood']}, fitter "
               f"{row['fitter_higher_likelihood']}, same {row['same_likelihood']}")
