@@ -18,6 +18,8 @@ from .errors import (
 )
 from .fitting import Attempt, FitResult, fit
 from .fitting.bootstrap import BootstrapResult, bootstrap
+from .grad import GradSqInfo, per_sample_grad_norms, per_sample_grad_sq
+from .optimize import robust_minimize
 
 __version__ = "0.1.0"
 
@@ -28,6 +30,10 @@ __all__ = [
     "BootstrapResult",
     "Attempt",
     "moments",
+    "robust_minimize",
+    "per_sample_grad_sq",
+    "per_sample_grad_norms",
+    "GradSqInfo",
     "BackendUnavailableError",
     "InsufficientDataError",
     "InvalidInputError",

@@ -11,7 +11,7 @@ from .._validation import as_float_array
 from ..errors import InsufficientDataError, OutOfSupportError, RobustFitError
 from .data import FitData, read_fit_data
 from .guesses import Candidate, SampleSummary, generate_candidates
-from .likelihood import CensoredNLL, CompleteNLL, support
+from .likelihood import CensoredNLL, CompleteNLL, support, valid_shapes
 from .moment_fit import moment_objective
 from .optimizer import minimize_local
 from .parameterization import Parameterization
@@ -220,6 +220,8 @@ def _check_fixed_support(spec: FitSpec, fd: FitData) -> None:
     loc = spec.fixed[spec.loc_index]
     scale = spec.fixed.get(spec.scale_index)
     shape_free = spec.n_shapes > len([j for j in spec.fixed if j < spec.n_shapes])
+    if shape_free and _support_varies_with_shapes(spec):
+        return  # free shapes move the support (loguniform's a, b): nothing to check
     x = fd.finite_values()
     if shape_free and scale is None:
         # only the sign of the bound is reliable when shapes may move it
@@ -242,6 +244,19 @@ def _check_fixed_support(spec: FitSpec, fd: FitData) -> None:
                 f"support of {spec.dist.name} with {fixed_desc} (most extreme: "
                 f"{extreme(x[mask])!r}); change the fixed values or the data."
             )
+
+
+def _support_varies_with_shapes(spec: FitSpec) -> bool:
+    """Whether the standard support changes across a grid of the free shapes."""
+    from .guesses import shape_grid
+
+    seen = set()
+    for shapes in shape_grid(spec.dist, spec.n_shapes, spec.fixed, 3)[:30]:
+        try:
+            seen.add(support(spec.dist, shapes))
+        except Exception:
+            continue
+    return len(seen) > 1
 
 
 def _fixed_to_z(spec: FitSpec, std: Standardizer) -> dict:
@@ -342,7 +357,7 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
                     polish[4])
 
     theta = best[1]
-    theta = _round_integral_shapes(spec, theta, full)
+    theta = _round_integral_shapes(spec, theta, full, fixed_z, summary, gap_floor)
     nll = full(theta)
     valid = bool(np.isfinite(nll) and np.all(np.isfinite(theta)))
     success = valid and best[2]
@@ -416,20 +431,31 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
     return theta, value, res.success, res.message, res.hess_inv, attempt
 
 
-def _round_integral_shapes(spec, theta, nll):
-    """Integer-valued shapes (e.g. ``ksone``'s n): keep the better neighbouring integer."""
+def _round_integral_shapes(spec, theta, nll, fixed_z, summary, gap_floor):
+    """Integer-valued shapes (erlang's a, ksone's n): try the neighbouring integers,
+    re-fitting the other free parameters with the shape held there, and keep the best."""
     best = theta
     for j in range(spec.n_shapes):
         if j in spec.fixed or not shape_integrality(spec.dist, j):
             continue
         options = []
-        for v in (np.floor(theta[j]), np.ceil(theta[j])):
+        for v in {float(np.floor(best[j])), float(np.ceil(best[j]))}:
+            if not valid_shapes(spec.dist, tuple(np.where(np.arange(spec.n_shapes) == j, v,
+                                                          best[:spec.n_shapes]))):
+                continue
             cand = best.copy()
             cand[j] = v
             options.append((nll(cand), cand))
-        val, cand = min(options, key=lambda p: p[0])
-        if np.isfinite(val):
-            best = cand
+            held = {**fixed_z, j: v}
+            if len(held) < len(cand):  # something left to re-fit
+                res = _optimize_from(spec, Candidate("integer", cand), nll, None, held,
+                                     summary, gap_floor)
+                if res[0] is not None:
+                    options.append((nll(res[0]), res[0]))
+        if options:
+            val, cand = min(options, key=lambda p: p[0])
+            if np.isfinite(val):
+                best = cand
     return best
 
 

@@ -7,11 +7,21 @@ observation; floating-point warnings are silenced here and never reach the user.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 
 def support(dist, shapes) -> tuple[float, float]:
     """Support ``(a, b)`` of the standard distribution at ``shapes``."""
+    if not shapes:
+        return _support(dist, ())
+    return _support(dist, tuple(float(s) for s in shapes))
+
+
+@functools.lru_cache(maxsize=512)
+def _support(dist, shapes: tuple) -> tuple[float, float]:
+    # cached: finite-difference gradients evaluate many points that share the shapes
     a, b = dist._get_support(*shapes)
     return float(np.asarray(a)), float(np.asarray(b))
 
@@ -19,6 +29,14 @@ def support(dist, shapes) -> tuple[float, float]:
 def valid_shapes(dist, shapes) -> bool:
     if not shapes:
         return True
+    try:
+        return _valid_shapes(dist, tuple(float(s) for s in shapes))
+    except TypeError:  # unhashable: a user distribution
+        return False
+
+
+@functools.lru_cache(maxsize=512)
+def _valid_shapes(dist, shapes: tuple) -> bool:
     try:
         with np.errstate(all="ignore"):
             return bool(np.all(dist._argcheck(*[np.asarray(s) for s in shapes])))

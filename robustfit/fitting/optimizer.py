@@ -94,7 +94,7 @@ def minimize_local(f, t0, *, maxfev: int = 3000, xtol: float = 1e-9,
                     msgs.append(f"abandoned after {race[0]} BFGS iterations: no prospect "
                                 "of beating the converged start")
                     raise _Abandoned
-                if abs(tracker.best_f - race[2]) <= 1e-9 * max(1.0, abs(race[2])):
+                if abs(tracker.best_f - race[2]) <= AGREE_RTOL * max(1.0, abs(race[2])):
                     msgs.append(f"after {race[0]} BFGS iterations at the converged start's "
                                 "value: the starts agree")
                     raise _Abandoned
@@ -211,6 +211,9 @@ def _nelder_mead_stage(tracker, t0, xtol, msgs) -> bool:
 
 
 INITIAL_HESSIAN = True
+# a racing start whose value is this close (relative) to the converged one's after its
+# first iterations is heading for the same optimum (values are per observation)
+AGREE_RTOL = 1e-7
 
 
 def _hessian(tracker, t, rel: float = 1e-3) -> np.ndarray | None:

@@ -1,0 +1,46 @@
+"""A minimal pytree (dict / list / tuple) for the array backends, which run without JAX.
+
+Dict keys are visited in sorted order, as ``jax.tree_util`` does, so leaf orders agree
+between backends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+
+def flatten(tree: Any) -> tuple[list[Any], Callable[[list[Any]], Any]]:
+    """Return the leaves of ``tree`` and a function that rebuilds it from new leaves."""
+    leaves: list[Any] = []
+    spec = _flatten(tree, leaves)
+
+    def unflatten(new_leaves: list[Any]) -> Any:
+        it = iter(new_leaves)
+        return _build(spec, it)
+
+    return leaves, unflatten
+
+
+def _flatten(tree: Any, leaves: list[Any]) -> Any:
+    if isinstance(tree, dict):
+        keys = sorted(tree)
+        return ("dict", keys, [_flatten(tree[k], leaves) for k in keys])
+    if isinstance(tree, (list, tuple)) and not hasattr(tree, "_fields"):
+        return (type(tree), None, [_flatten(t, leaves) for t in tree])
+    if tree is None:
+        return ("none", None, [])
+    leaves.append(tree)
+    return ("leaf", None, [])
+
+
+def _build(spec: Any, it: Any) -> Any:
+    kind, keys, children = spec
+    if kind == "leaf":
+        return next(it)
+    if kind == "none":
+        return None
+    built = [_build(c, it) for c in children]
+    if kind == "dict":
+        return dict(zip(keys, built, strict=True))
+    return kind(built)

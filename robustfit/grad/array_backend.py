@@ -1,0 +1,102 @@
+"""Array-generic backend: model specs and user ``grad_fn`` on NumPy or CuPy (or JAX) arrays.
+
+The same code runs with ``xp = numpy`` and ``xp = cupy``; samples are processed in
+chunks of ``chunk_size`` in a Python loop so memory stays bounded by the chunk.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidInputError
+from . import _tree
+from .derivatives import backward
+from .signals import FullSignal
+from .specs import DenseModel
+from .statistics import accumulation_dtype, chunk_statistics
+
+
+def _take(batch_leaves: list, start: int, stop: int) -> list:
+    return [leaf[start:stop] for leaf in batch_leaves]
+
+
+def spec_signals(model: DenseModel, params: Any, batch: Any, xp: Any) -> tuple[Any, list]:
+    """Per-sample losses and backward signals of a :class:`DenseModel`, leaf-ordered."""
+    x, y = batch
+    losses, per_layer = backward(model, model.layer_params(params), xp.asarray(x), y, xp)
+    tree = per_layer[0] if isinstance(params, dict) else per_layer
+    return losses, _tree.flatten(tree)[0]
+
+
+def grad_fn_signals(grad_fn: Callable, params: Any, batch: Any, n: int) -> list:
+    """Call a user's vectorised per-sample gradient function and check its output."""
+    param_leaves, _ = _tree.flatten(params)
+    grads, _ = _tree.flatten(grad_fn(params, batch))
+    if len(grads) != len(param_leaves):
+        raise InvalidInputError(
+            f"grad_fn returned {len(grads)} leaves but params has {len(param_leaves)}; it "
+            "must return a pytree shaped like params with a leading batch axis."
+        )
+    for g, p in zip(grads, param_leaves, strict=True):
+        if tuple(g.shape) != (n, *p.shape):
+            raise InvalidInputError(
+                f"grad_fn returned a leaf of shape {tuple(g.shape)} where {(n, *p.shape)} "
+                "(batch size first, then the parameter's shape) was expected."
+            )
+    return [FullSignal(g) for g in grads]
+
+
+def array_statistics(
+    loss: Any,
+    params: Any,
+    batch: Any,
+    *,
+    n: int,
+    stat: str,
+    chunk_size: int | None,
+    mask_nonfinite: bool,
+    xp: Any,
+    grad_fn: Callable | None = None,
+) -> tuple[Any, np.ndarray, Callable]:
+    """Statistic ``stat`` over the batch; return ``(value, finite, unflatten)``.
+
+    ``value`` is a list of leaves for "sum"/"squares" (rebuild with ``unflatten``) and a
+    (batch,) array of squared norms for "norms"; ``finite`` is a NumPy boolean array.
+    """
+    param_leaves, unflatten = _tree.flatten(params)
+    batch_leaves, rebuild_batch = _tree.flatten(batch)
+    dtypes = [accumulation_dtype(p.dtype, xp) for p in param_leaves]
+    chunk = min(chunk_size or n, n)
+    parts, finite_parts = [], []
+    quiet = np.errstate(all="ignore") if xp is np else contextlib.nullcontext()
+    with quiet:  # non-finite samples are detected and handled below, by nan_policy
+        for start in range(0, n, chunk):
+            stop = min(start + chunk, n)
+            sub = rebuild_batch(_take(batch_leaves, start, stop))
+            if grad_fn is not None:
+                losses, signals = None, grad_fn_signals(grad_fn, params, sub, stop - start)
+            else:
+                losses, signals = spec_signals(loss, params, sub, xp)
+            valid = xp.ones((stop - start,), dtype=bool)
+            value, finite = chunk_statistics(
+                losses, signals, dtypes, stat=stat, valid=valid,
+                mask_nonfinite=mask_nonfinite, xp=xp,
+            )
+            parts.append(value)
+            finite_parts.append(finite)
+    if stat == "sum":
+        value = [sum(leaf) for leaf in zip(*parts, strict=True)]
+    elif stat == "squares":
+        value = [xp.concatenate(leaf) for leaf in zip(*parts, strict=True)]
+    else:
+        value = xp.concatenate(parts)
+    finite = np.concatenate([_to_numpy(f) for f in finite_parts])
+    return value, finite, unflatten
+
+
+def _to_numpy(x: Any) -> np.ndarray:
+    return x.get() if hasattr(x, "get") else np.asarray(x)

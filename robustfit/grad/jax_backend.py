@@ -1,0 +1,203 @@
+"""JAX backend: chunked, jitted ``vmap(grad)`` with the dense identity where it applies.
+
+The batch is split into chunks of ``chunk_size`` samples (padded to a whole number of
+chunks; padding rows are masked out) and reduced with ``lax.scan``, so memory is bounded
+by ``chunk_size x n_generic_params`` rather than ``batch x n_params``. Compiled functions
+are cached per (loss, shapes, dtypes, settings), so a training loop compiles once.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..errors import InvalidInputError
+from . import jaxpr_dense
+from .array_backend import spec_signals
+from .signals import FullSignal
+from .specs import DenseModel
+from .statistics import accumulation_dtype, chunk_statistics
+
+#: Default bytes the per-sample gradients of one chunk may occupy.
+DEFAULT_MEMORY_BUDGET = 256 * 2**20
+# Per-sample bytes are itemsize x (this many copies of each generic leaf): the gradient,
+# its square and XLA temporaries.
+_COPIES = 3
+_CACHE: OrderedDict = OrderedDict()
+_CACHE_SIZE = 64
+
+
+@dataclass(frozen=True)
+class Route:
+    """How each leaf is computed: "spec", "dense", "bias" or "generic", and the chunk."""
+
+    paths: tuple[str, ...]
+    chunk_size: int
+    plan: Any = None
+
+
+def choose_chunk_size(
+    per_sample_elements: int, itemsize: int, n: int, budget: int | None
+) -> int:
+    """Largest chunk whose per-sample intermediates fit in ``budget`` bytes (at least 1)."""
+    budget = DEFAULT_MEMORY_BUDGET if budget is None else budget
+    per_sample = max(1, _COPIES * per_sample_elements * itemsize)
+    return int(min(n, max(1, budget // per_sample)))
+
+
+def _signature(tree: Any) -> tuple:
+    leaves, treedef = jax.tree_util.tree_flatten(tree)
+    return (treedef, tuple((tuple(x.shape), str(x.dtype)) for x in leaves))
+
+
+def _check_scalar_loss(loss: Any, params: Any, sample: Any) -> None:
+    out = jax.eval_shape(loss, params, sample)
+    shape = getattr(out, "shape", None)
+    if shape != () or not jnp.issubdtype(out.dtype, jnp.floating):
+        raise InvalidInputError(
+            f"loss must return a scalar float for one sample, got "
+            f"{getattr(out, 'dtype', type(out).__name__)}{list(shape or [])}; loss(params, "
+            "sample) is called per sample (batch leaves without their leading axis), so "
+            "do not average over a batch inside it."
+        )
+
+
+def plan_route(
+    loss: Any, params: Any, batch: Any, n: int, chunk_size: int | None,
+    budget: int | None, fast_path: bool,
+) -> Route:
+    """Decide the path of every leaf and the chunk size."""
+    leaves, treedef = jax.tree_util.tree_flatten(params)
+    itemsize = max(np.dtype(x.dtype).itemsize for x in leaves)
+    if isinstance(loss, DenseModel):
+        return Route(("spec",) * len(leaves), chunk_size or n)
+    sample = jax.tree_util.tree_map(lambda x: x[0], batch)
+    _check_scalar_loss(loss, params, sample)
+    plan = None
+    if fast_path:
+        plan = jaxpr_dense.analyse(
+            loss, leaves, lambda ls: jax.tree_util.tree_unflatten(treedef, ls), sample
+        )
+        if not plan.taps:
+            plan = None
+    if plan is None:
+        paths = (jaxpr_dense.GENERIC,) * len(leaves)
+        per_sample = sum(int(np.prod(x.shape)) for x in leaves)
+    else:
+        paths = plan.kinds
+        tap_sizes = [
+            int(np.prod(plan.closed_jaxpr.jaxpr.eqns[t.eqn].invars[t.other].aval.shape))
+            + int(np.prod(plan.closed_jaxpr.jaxpr.eqns[t.eqn].outvars[0].aval.shape))
+            for t in plan.taps
+        ]
+        per_sample = sum(int(np.prod(leaves[i].shape)) for i in plan.generic_leaves)
+        per_sample += sum(tap_sizes)
+    chunk = chunk_size or choose_chunk_size(per_sample, itemsize, n, budget)
+    return Route(paths, min(chunk, n), plan)
+
+
+def _signals_fn(loss: Any, route: Route, treedef: Any, batch_treedef: Any) -> Callable:
+    """(param leaves, chunk of batch leaves) -> (losses, signals)."""
+    if route.paths[0] == "spec":
+        def spec(leaves: list, chunk: list) -> tuple:
+            params = jax.tree_util.tree_unflatten(treedef, leaves)
+            batch = jax.tree_util.tree_unflatten(batch_treedef, chunk)
+            return spec_signals(loss, params, batch, jnp)
+        return spec
+    if route.plan is not None:
+        return lambda leaves, chunk: jaxpr_dense.plan_signals(route.plan, leaves, chunk)
+
+    def generic(leaves: list, chunk: list) -> tuple:
+        def one(ls: list, sample: list) -> Any:
+            return loss(
+                jax.tree_util.tree_unflatten(treedef, ls),
+                jax.tree_util.tree_unflatten(batch_treedef, sample),
+            )
+        losses, grads = jax.vmap(jax.value_and_grad(one), in_axes=(None, 0))(leaves, chunk)
+        return losses, [FullSignal(g) for g in grads]
+    return generic
+
+
+def _compile(
+    loss: Any, route: Route, params: Any, batch: Any, n: int, stat: str, mask: bool
+) -> Callable:
+    leaves, treedef = jax.tree_util.tree_flatten(params)
+    batch_treedef = jax.tree_util.tree_structure(batch)
+    dtypes = [accumulation_dtype(x.dtype, jnp) for x in leaves]
+    signals_of = _signals_fn(loss, route, treedef, batch_treedef)
+    chunk = route.chunk_size
+    n_chunks = math.ceil(n / chunk)
+
+    def reduce_chunk(leaves: list, chunk_leaves: list, valid: Any) -> tuple:
+        losses, signals = signals_of(leaves, chunk_leaves)
+        return chunk_statistics(
+            losses, signals, dtypes, stat=stat, valid=valid, mask_nonfinite=mask, xp=jnp
+        )
+
+    def run(leaves: list, batch_leaves: list) -> tuple:
+        if n_chunks == 1:
+            return reduce_chunk(leaves, batch_leaves, jnp.ones((n,), dtype=bool))
+        pad = n_chunks * chunk - n
+        # Pad by repeating sample 0, which the loss is known to accept; padding is masked.
+        padded = [
+            jnp.concatenate([x, jnp.repeat(x[:1], pad, axis=0)]) if pad else x
+            for x in batch_leaves
+        ]
+        shaped = [jnp.reshape(x, (n_chunks, chunk, *x.shape[1:])) for x in padded]
+        valid = jnp.reshape(jnp.arange(n_chunks * chunk) < n, (n_chunks, chunk))
+        if stat == "sum":
+            def step(acc: list, xs: tuple) -> tuple:
+                value, finite = reduce_chunk(leaves, *xs)
+                return [a + v for a, v in zip(acc, value, strict=True)], finite
+            init = [jnp.zeros(x.shape, d) for x, d in zip(leaves, dtypes, strict=True)]
+            value, finite = jax.lax.scan(step, init, (shaped, valid))
+        else:
+            value, finite = jax.lax.map(lambda xs: reduce_chunk(leaves, *xs), (shaped, valid))
+            value = jax.tree_util.tree_map(
+                lambda v: jnp.reshape(v, (n_chunks * chunk, *v.shape[2:]))[:n], value
+            )
+        return value, jnp.reshape(finite, (-1,))[:n]
+
+    return jax.jit(run)
+
+
+def jax_statistics(
+    loss: Any, params: Any, batch: Any, *, n: int, stat: str, chunk_size: int | None,
+    mask_nonfinite: bool, memory_budget: int | None, fast_path: bool,
+) -> tuple[Any, np.ndarray, Callable, Route]:
+    """Statistic ``stat`` over the batch on JAX; return ``(value, finite, unflatten, route)``.
+
+    ``value`` is a list of leaves for "sum"/"squares" and a (batch,) array for "norms".
+    """
+    params = jax.tree_util.tree_map(jnp.asarray, params)
+    batch = jax.tree_util.tree_map(jnp.asarray, batch)
+    leaves, treedef = jax.tree_util.tree_flatten(params)
+    key = (
+        loss, _signature(params), _signature(batch), stat, chunk_size, mask_nonfinite,
+        memory_budget, fast_path, bool(jax.config.jax_enable_x64),
+    )
+    try:
+        hash(key)
+    except TypeError:  # an unhashable loss (e.g. a callable with mutable state)
+        key = None
+    cached = _CACHE.get(key) if key is not None else None
+    if cached is None:
+        route = plan_route(loss, params, batch, n, chunk_size, memory_budget, fast_path)
+        cached = (route, _compile(loss, route, params, batch, n, stat, mask_nonfinite))
+        if key is not None:
+            _CACHE[key] = cached
+            while len(_CACHE) > _CACHE_SIZE:
+                _CACHE.popitem(last=False)
+    else:
+        _CACHE.move_to_end(key)
+    route, fn = cached
+    value, finite = fn(leaves, jax.tree_util.tree_leaves(batch))
+    unflatten = lambda ls: jax.tree_util.tree_unflatten(treedef, ls)  # noqa: E731
+    return value, np.asarray(finite), unflatten, route

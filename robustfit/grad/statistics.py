@@ -1,0 +1,58 @@
+"""One chunk of samples -> the statistics the public functions return.
+
+Given per-sample losses and backward signals for a chunk, apply the sample mask (padding
+and, unless ``nan_policy='propagate'``, non-finite samples) and reduce with
+:mod:`robustfit.grad.reductions`. Array-generic: the JAX backend calls it inside a jitted
+scan, the NumPy/CuPy backend in a Python loop.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import reductions
+
+#: "sum": sums of squares per leaf; "norms": per-sample squared L2 norms over all leaves;
+#: "squares": per-sample squares per leaf.
+STATISTICS = ("sum", "norms", "squares")
+
+
+def accumulation_dtype(dtype: Any, xp: Any) -> Any:
+    """float32 or wider: half-precision parameters accumulate in float32."""
+    return xp.result_type(dtype, xp.float32)
+
+
+def chunk_statistics(
+    losses: Any,
+    signals: list,
+    dtypes: list,
+    *,
+    stat: str,
+    valid: Any,
+    mask_nonfinite: bool,
+    xp: Any,
+) -> tuple[Any, Any]:
+    """Reduce one chunk; return ``(statistic, finite)``.
+
+    ``finite`` is a (chunk,) boolean array, False for real samples whose loss or
+    gradient is not finite (padding rows count as finite). Samples with
+    ``valid == False`` (padding) never contribute; non-finite samples are zeroed out when
+    ``mask_nonfinite``, and propagate otherwise.
+    """
+    finite = xp.ones(valid.shape, dtype=bool)
+    if losses is not None:
+        finite = finite & xp.isfinite(losses)
+    for s in signals:
+        finite = finite & reductions.finite_rows(s, xp)
+    finite = finite | ~valid
+    keep = valid & finite if mask_nonfinite else valid
+    signals = [reductions.zero_rows(s, keep, xp) for s in signals]
+    pairs = list(zip(signals, dtypes, strict=True))
+    if stat == "sum":
+        out: Any = [reductions.sum_of_squares(s, xp, d) for s, d in pairs]
+    elif stat == "squares":
+        out = [reductions.squares(s, xp, d) for s, d in pairs]
+    else:
+        wide = xp.result_type(*dtypes)
+        out = sum(reductions.squared_norms(s, xp, wide) for s in signals)
+    return out, finite

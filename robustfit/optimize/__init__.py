@@ -1,0 +1,5 @@
+"""Guarded minimisation (``robustfit.robust_minimize``)."""
+
+from .minimize import robust_minimize
+
+__all__ = ["robust_minimize"]

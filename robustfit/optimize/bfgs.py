@@ -1,0 +1,178 @@
+"""Guarded inverse-Hessian BFGS.
+
+The textbook update (Nocedal & Wright, *Numerical Optimization*, eq. 6.17) of the
+inverse Hessian ``H`` with ``s = z_new - z``, ``y = g_new - g``, ``rho = 1/(y·s)``::
+
+    H <- (I - rho s y^T) H (I - rho y s^T) + rho s s^T
+
+with two guards that scipy's BFGS lacks:
+
+* curvature guard: when ``y·s <= eps ‖y‖‖s‖`` (this is scipy's "rhok divide-by-zero",
+  and also NaN-tainted or negative curvature) the update is *skipped*; two skips in a
+  row reset ``H`` to a scaled identity, and persistent failure ends the stage so the
+  driver can restart;
+* the line search is the NaN-aware weak-Wolfe search of :mod:`.linesearch`, which is
+  sound on non-smooth functions (Lewis & Overton 2013), where BFGS converges to kinks.
+
+Before the first update ``H`` is scaled by ``y·s / y·y`` (N&W eq. 6.20). Every gradient
+computed is added to the :class:`Bundle` that the termination test reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .events import EventLog
+from .linesearch import weak_wolfe_search
+
+__all__ = ["Bundle", "CoreOutcome", "guarded_bfgs"]
+
+CURVATURE_EPS = 1e-10
+
+
+class Bundle:
+    """The most recent points with their values and gradients (a ring buffer)."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.items: list[tuple[np.ndarray, float, np.ndarray]] = []
+
+    def add(self, z: np.ndarray, f: float, g: np.ndarray) -> None:
+        self.items.append((np.array(z), float(f), np.array(g)))
+        if len(self.items) > self.size:
+            del self.items[0]
+
+
+@dataclass
+class CoreOutcome:
+    """How a BFGS stage ended: its last point, the reason code and some statistics."""
+
+    z: np.ndarray
+    f: float
+    g: np.ndarray | None
+    reason: str
+    iterations: int
+    step_norms: list[float] = field(default_factory=list)
+    curvature_skips: int = 0
+
+
+def _update(H: np.ndarray, s: np.ndarray, y: np.ndarray, sy: float) -> np.ndarray:
+    rho = 1.0 / sy
+    Hy = H @ y
+    return (H - rho * (np.outer(Hy, s) + np.outer(s, Hy))
+            + (rho * rho * float(y @ Hy) + rho) * np.outer(s, s))
+
+
+def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
+                 g: np.ndarray, *, converged: Callable[[np.ndarray, float, np.ndarray,
+                                                        np.ndarray], bool],
+                 max_iter: int, bundle: Bundle, log: EventLog, stage: str,
+                 first_step: float | None = None,
+                 on_iteration: Callable[[np.ndarray, float], None] | None = None
+                 ) -> CoreOutcome:
+    """Run guarded BFGS from ``(z, f, g)`` until ``converged`` or a stall.
+
+    Parameters
+    ----------
+    value, grad : callable
+        ``value(z) -> float`` (inf at bad points), ``grad(z, f) -> array or None``.
+    converged : callable
+        ``converged(z, f, g, H) -> bool``, the stopping test, checked every iteration.
+    max_iter : int
+    bundle : Bundle
+        Receives every ``(z, f, g)`` with a gradient.
+    first_step : float or None
+        Length of the first trial step (None: ``min(1, 1/‖g‖)``, as scipy does).
+
+    Returns
+    -------
+    CoreOutcome
+        ``reason`` is one of ``converged``, ``line_search_failed``,
+        ``curvature_failures``, ``no_progress``, ``no_descent``, ``max_iter``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> f = lambda z: float((z[0] - 3) ** 2 + 10 * z[1] ** 2)
+    >>> g = lambda z, fz: np.array([2 * (z[0] - 3), 20 * z[1]])
+    >>> conv = lambda z, fz, gz, H: np.max(np.abs(gz)) < 1e-10
+    >>> z0 = np.array([0.0, 1.0])
+    >>> out = guarded_bfgs(f, g, z0, f(z0), g(z0, 0), converged=conv, max_iter=50,
+    ...                    bundle=Bundle(5), log=EventLog(), stage="doc")
+    >>> out.reason, np.round(out.z, 8) + 0.0
+    ('converged', array([3., 0.]))
+    """
+    n = z.size
+
+    def grad_recorded(zt, ft):
+        gt = grad(zt, ft)
+        if gt is not None and np.all(np.isfinite(gt)):
+            bundle.add(zt, ft, gt)
+        return gt
+
+    bundle.add(z, f, g)
+    H = np.eye(n)
+    scaled, gamma = False, 1.0
+    skips_in_row = ls_fails = stalls = 0
+    out = CoreOutcome(z, f, g, "max_iter", 0)
+    for k in range(max_iter):
+        out.z, out.f, out.g, out.iterations = z, f, g, k
+        if converged(z, f, g, H):
+            out.reason = "converged"
+            return out
+        d = -H @ g
+        if not np.all(np.isfinite(d)) or not float(g @ d) < 0:
+            log.add(stage, "hessian_reset", iteration=k, reason="not a descent direction")
+            H = gamma * np.eye(n)
+            d = -H @ g
+            if not float(g @ d) < 0:
+                out.reason = "no_descent"
+                return out
+        if k == 0:
+            t0 = first_step if first_step is not None else min(1.0, 1.0 / np.linalg.norm(g))
+        else:
+            t0 = 1.0
+        ls = weak_wolfe_search(value, grad_recorded, z, f, g, d, t0=t0)
+        if ls.t == 0.0:
+            out.reason = "line_search_failed"
+            log.add(stage, "line_search_failed", iteration=k, reason=ls.reason)
+            return out
+        s = ls.t * d
+        y = ls.g - g
+        f_prev = f
+        z, f, g = z + s, ls.f, ls.g
+        out.step_norms.append(float(np.linalg.norm(s)))
+        if on_iteration is not None:
+            on_iteration(z, f)
+        sy = float(s @ y)
+        if sy > CURVATURE_EPS * np.linalg.norm(s) * np.linalg.norm(y):
+            if not scaled:
+                gamma = sy / float(y @ y)
+                H = gamma * np.eye(n)
+                scaled = True
+            H = _update(H, s, y, sy)
+            skips_in_row = 0
+        else:
+            out.curvature_skips += 1
+            skips_in_row += 1
+            log.add(stage, "curvature_skip", iteration=k, sy=sy,
+                    bound=float(CURVATURE_EPS * np.linalg.norm(s) * np.linalg.norm(y)))
+            if skips_in_row >= 2:
+                H = gamma * np.eye(n)
+                log.add(stage, "hessian_reset", iteration=k, reason="repeated curvature skips")
+            if skips_in_row >= 4:
+                out.z, out.f, out.g, out.iterations = z, f, g, k + 1
+                out.reason = "curvature_failures"
+                return out
+        ls_fails = 0 if ls.ok else ls_fails + 1
+        stalls = stalls + 1 if f_prev - f <= 1e-15 * max(1.0, abs(f)) else 0
+        if ls_fails >= 2 or stalls >= 5:
+            out.z, out.f, out.g, out.iterations = z, f, g, k + 1
+            out.reason = "line_search_failed" if ls_fails >= 2 else "no_progress"
+            log.add(stage, out.reason, iteration=k, reason=ls.reason)
+            return out
+    out.z, out.f, out.g, out.iterations = z, f, g, max_iter
+    return out

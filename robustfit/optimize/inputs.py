@@ -1,0 +1,126 @@
+"""Checking ``robust_minimize``'s arguments; every error names the argument and the fix."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import as_float_array, check_choice
+from ..errors import InvalidInputError
+
+__all__ = ["METHODS", "DEFAULT_OPTIONS", "CheckedInputs", "check_inputs"]
+
+METHODS = ("auto", "bfgs", "l-bfgs-b", "nelder-mead", "powell")
+
+DEFAULT_OPTIONS = {
+    "gtol": 1e-6,          # relative stationarity needed for success
+    "max_restarts": 4,     # restarts of the BFGS core from the perturbed best point
+    "max_iter": None,      # BFGS iterations per stage (None: 200 * n)
+    "polish": True,        # Nelder-Mead / Powell polish when the gradient stages fail
+    "scale": None,         # per-variable scale (None: max(1, |x0|))
+}
+
+
+@dataclass
+class CheckedInputs:
+    """``robust_minimize``'s arguments after checking."""
+
+    x0: np.ndarray
+    lower: np.ndarray | None
+    upper: np.ndarray | None
+    method: str
+    maxfev: int
+    maxtime: float | None
+    options: dict
+    user_scale: bool = False
+
+
+def _check_bounds(bounds, n: int):
+    if bounds is None:
+        return None, None
+    if hasattr(bounds, "lb") and hasattr(bounds, "ub"):  # scipy.optimize.Bounds
+        lo = np.broadcast_to(np.asarray(bounds.lb, dtype=float), (n,)).copy()
+        hi = np.broadcast_to(np.asarray(bounds.ub, dtype=float), (n,)).copy()
+    else:
+        try:
+            pairs = [(-np.inf if a is None else float(a), np.inf if b is None else float(b))
+                     for a, b in bounds]
+        except (TypeError, ValueError) as exc:
+            raise InvalidInputError(
+                f"bounds must be a sequence of (min, max) pairs, one per variable, or a "
+                f"scipy.optimize.Bounds; could not read it ({exc}).") from exc
+        if len(pairs) != n:
+            raise InvalidInputError(
+                f"bounds has {len(pairs)} (min, max) pairs but x0 has {n} variables; "
+                f"give one pair per variable (None for no limit).")
+        lo, hi = (np.array(v) for v in zip(*pairs, strict=True)) if pairs else (None, None)
+    if np.any(np.isnan(lo)) or np.any(np.isnan(hi)) or np.any(lo > hi):
+        raise InvalidInputError(
+            "bounds must satisfy min <= max with no NaN; use None or +-inf for no limit.")
+    return lo, hi
+
+
+def check_inputs(x0, bounds, method, maxfev, maxtime, options) -> CheckedInputs:
+    """Validate and normalise ``robust_minimize``'s arguments.
+
+    Examples
+    --------
+    >>> check_inputs([1, 2], None, "auto", None, None, None).x0
+    array([1., 2.])
+    >>> check_inputs([float("nan")], None, "auto", None, None, None)
+    Traceback (most recent call last):
+    ...
+    robustfit.errors.InvalidInputError: x0 must be finite, got nan at index 0; ...
+    """
+    x0 = as_float_array(x0, "x0", ndim=1).astype(float)
+    if x0.size == 0:
+        raise InvalidInputError("x0 is empty; pass at least one starting value.")
+    bad = np.flatnonzero(~np.isfinite(x0))
+    if bad.size:
+        raise InvalidInputError(
+            f"x0 must be finite, got {float(x0[bad[0]])} at index {bad[0]}; "
+            f"start from a point where the objective is defined.")
+    if isinstance(method, str):
+        method = method.lower()
+    check_choice(method, "method", METHODS)
+    lo, hi = _check_bounds(bounds, x0.size)
+    if lo is not None and method == "bfgs":
+        raise InvalidInputError(
+            "method='bfgs' does not handle bounds; use method='auto' or 'l-bfgs-b'.")
+    n = x0.size
+    if maxfev is None:
+        maxfev = 2000 * (n + 1)
+    elif isinstance(maxfev, bool) or not isinstance(maxfev, (int, np.integer)) or maxfev < 1:
+        raise InvalidInputError(
+            f"maxfev must be a positive integer (a number of function evaluations), "
+            f"got {maxfev!r}; use None for the default 2000 * (n + 1).")
+    if maxtime is not None:
+        try:
+            maxtime = float(maxtime)
+        except (TypeError, ValueError):
+            maxtime = float("nan")
+        if not maxtime > 0:
+            raise InvalidInputError(
+                "maxtime must be a positive number of seconds, or None for no limit.")
+    opts = dict(DEFAULT_OPTIONS)
+    if options is not None:
+        unknown = set(options) - set(DEFAULT_OPTIONS)
+        if unknown:
+            raise InvalidInputError(
+                f"options has unknown key(s) {sorted(unknown)}; known: {sorted(opts)}.")
+        opts.update(options)
+    if opts["max_iter"] is None:
+        opts["max_iter"] = 200 * n
+    if opts["scale"] is None:
+        opts["scale"] = np.maximum(1.0, np.abs(x0))
+    else:
+        scale = np.broadcast_to(np.asarray(opts["scale"], dtype=float), (n,)).copy()
+        if not np.all(np.isfinite(scale) & (scale > 0)):
+            raise InvalidInputError("options['scale'] must be positive and finite, one "
+                                    "value per variable.")
+        opts["scale"] = scale
+    if lo is not None:
+        x0 = np.clip(x0, lo, hi)
+    user_scale = options is not None and options.get("scale") is not None
+    return CheckedInputs(x0, lo, hi, method, int(maxfev), maxtime, opts, user_scale)

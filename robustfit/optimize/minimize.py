@@ -1,0 +1,402 @@
+"""``robust_minimize``: the driver that composes the guarded pieces into stages.
+
+Stages, each recorded in ``events``: guarded BFGS from ``x0``; restarts from the
+perturbed best point with a fresh Hessian (and central differences, or finite
+differences instead of a gradient that failed its check); a Nelder-Mead polish followed
+by one more BFGS run. With bounds, scipy's L-BFGS-B takes the place of BFGS and Powell
+that of Nelder-Mead. After every stage the stopping tests of :mod:`.stationarity` are
+applied to the best point seen, and the run ends as soon as one passes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+from scipy.optimize import OptimizeResult
+
+from ..errors import InvalidInputError
+from .bfgs import Bundle, guarded_bfgs
+from .events import EventLog
+from .fallbacks import run_scipy_stage
+from .gradients import gradient_source
+from .inputs import check_inputs
+from .objective import BudgetExhausted, GuardedObjective
+from .problem import ScaledProblem
+from .restarts import restart_point
+from .result import build_result
+from .sampling import gradient_sampling, sample_gradients, verified_gradient
+from .stationarity import Verdict, bundle_stationarity, relative_stationarity
+
+__all__ = ["robust_minimize"]
+
+
+class _CallbackStop(BudgetExhausted):  # noqa: N818
+    def __init__(self):
+        super().__init__("callback")
+
+
+def robust_minimize(fun: Callable, x0, args: tuple = (), jac=None, bounds=None, *,
+                    method: str = "auto", maxfev: int | None = None,
+                    maxtime: float | None = None, rng=None, callback: Callable | None = None,
+                    options: dict | None = None) -> OptimizeResult:
+    r"""Minimise ``fun`` without crashing and without claiming a false success.
+
+    Parameters
+    ----------
+    fun : callable
+        ``fun(x, *args) -> float``. Exceptions and NaN/inf values are treated as bad
+        points (recorded in ``events``); ``KeyboardInterrupt`` ends the run with the best
+        point so far.
+    x0 : array_like, shape (n,)
+        Finite starting point.
+    args : tuple
+        Extra arguments for ``fun`` (and ``jac``).
+    jac : None, True, callable, "jax" or "auto"
+        None: finite differences with steps scaled to ``|x|``; True: ``fun`` returns
+        ``(f, g)``; a callable ``jac(x, *args)``; "jax": jitted ``jax.grad(fun)``; "auto":
+        JAX when it is installed and ``fun`` is traceable, else finite differences. A
+        gradient that is non-finite, raises, or disagrees with finite differences is
+        replaced by finite differences (recorded).
+    bounds : sequence of (min, max) or scipy.optimize.Bounds, optional
+    method : {"auto", "bfgs", "l-bfgs-b", "nelder-mead", "powell"}
+        "auto": guarded BFGS with restarts and polish (L-BFGS-B with bounds).
+    maxfev : int, optional
+        Hard limit on calls of ``fun`` (default ``2000 * (n + 1)``).
+    maxtime : float, optional
+        Hard limit in seconds, checked before every call of ``fun``.
+    rng : None, int or numpy.random.Generator
+        Seeds the restart perturbations and the gradient sampling.
+    callback : callable, optional
+        ``callback(x)`` after every BFGS iteration; raising ``StopIteration`` or
+        returning True stops the run (``success=False``, status 5).
+    options : dict, optional
+        ``gtol`` (1e-6), ``max_restarts`` (4), ``max_iter`` (200 n), ``polish`` (True),
+        ``scale`` (``max(1, |x0|)``).
+
+    Returns
+    -------
+    scipy.optimize.OptimizeResult
+        ``x`` (the best point evaluated), ``fun`` (``f(x)``), ``success`` (True only when
+        a stated test passed: small relative gradient
+        :math:`\max_i |g_i| \max(1,|x_i|/s_i) / \max(1,|f|) \le` gtol, a short convex
+        combination of gradients sampled near ``x``), ``status``,
+        ``message``, ``nfev``, ``njev``, ``nit``, ``restarts``, ``events`` (list of dicts,
+        each with ``stage`` and ``kind``), ``best_history`` (``(nfev, f)`` at each
+        improvement), ``jac``, ``stationarity``.
+
+    Raises
+    ------
+    robustfit.InvalidInputError
+        Bad ``x0``, ``bounds``, ``method``, ``maxfev``, ``maxtime``, ``jac`` or ``options``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustfit import robust_minimize
+    >>> rosen = lambda x: (1 - x[0]) ** 2 + 100 * (x[1] - x[0] ** 2) ** 2
+    >>> res = robust_minimize(rosen, [-1.2, 1.0])
+    >>> res.success, np.round(res.x, 4), bool(res.fun == rosen(res.x))
+    (True, array([1., 1.]), True)
+
+    A function that is NaN outside its domain and raises at one point:
+
+    >>> def f(x):
+    ...     if x[0] == 0.5:
+    ...         raise ZeroDivisionError("pole")
+    ...     return float(np.log(x[0]) ** 2 + x[1] ** 2) if x[0] > 0 else np.nan
+    >>> res = robust_minimize(f, [3.0, 1.0])
+    >>> res.success, np.round(res.x, 5) + 0.0
+    (True, array([1., 0.]))
+    """
+    if not callable(fun):
+        raise InvalidInputError("fun must be callable: fun(x, *args) -> float.")
+    if not isinstance(args, tuple):
+        args = (args,)
+    inp = check_inputs(x0, bounds, method, maxfev, maxtime, options)
+    log = EventLog()
+    deadline = None if inp.maxtime is None else time.monotonic() + inp.maxtime
+    jac_x, returns_grad, source = gradient_source(fun, args, jac, inp.x0, log)
+    guard = GuardedObjective(fun, args, returns_grad=returns_grad, maxfev=inp.maxfev,
+                             deadline=deadline, log=log)
+    problem = ScaledProblem(guard, inp.options["scale"], jac_x=jac_x, lower=inp.lower,
+                            upper=inp.upper, log=log)
+    run = _Run(problem, inp, np.random.default_rng(rng), callback)
+    stop_reason = None
+    try:
+        run.execute()
+    except BudgetExhausted as exc:
+        stop_reason = exc.reason
+        log.add(guard.stage, "stopped", reason=exc.reason)
+    except KeyboardInterrupt:
+        stop_reason = "interrupted"
+        log.add(guard.stage, "stopped", reason="KeyboardInterrupt")
+    verdict = run.verdict
+    if verdict is not None and stop_reason is not None:
+        verdict = None  # the budget ran out after the last test: nothing was verified
+    if verdict is None and stop_reason is None:
+        verdict = Verdict(False, np.nan, "none")
+    detail = run.detail if verdict is None or not verdict.passed else ""
+    return build_result(guard=guard, x0=inp.x0, stop_reason=stop_reason, verdict=verdict,
+                        nit=run.nit, njev=problem.njev, restarts=run.restarts, log=log,
+                        detail=detail)
+
+
+class _Run:
+    """State of one ``robust_minimize`` call; ``execute`` runs the stages."""
+
+    def __init__(self, problem: ScaledProblem, inp, rng: np.random.Generator,
+                 callback: Callable | None):
+        self.p = problem
+        self.guard = problem.guard
+        self.log: EventLog = problem.log
+        self.inp = inp
+        self.opts = inp.options
+        self.rng = rng
+        self.callback = callback
+        self.n = inp.x0.size
+        self.bounded = inp.lower is not None
+        self.bundle = Bundle(3 * self.n + 10)
+        self.verdict: Verdict | None = None
+        self.nit = 0
+        self.restarts = 0
+        self.detail = ""
+        self.steps: list[float] = []
+        self.user_scale = inp.user_scale
+
+    # -- stages ---------------------------------------------------------------------
+    def execute(self) -> None:
+        z0 = self.p.to_z(self.inp.x0)
+        f0 = self.p.value(z0)
+        if not np.isfinite(f0):
+            z0, f0 = self._finite_start(z0)
+            if z0 is None:
+                self.detail = "fun was NaN/inf or raised at x0 and at every point tried nearby"
+                return
+        method = self.inp.method
+        if method in ("nelder-mead", "powell"):
+            self._scipy_stage(method, z0)
+        elif self.bounded or method == "l-bfgs-b":
+            self._bounded_stages(z0)
+        else:
+            self._bfgs_stages(z0, f0)
+        if self.verdict is None or not self.verdict.passed:
+            self.detail = self.detail or f"last test: {self.verdict.test}, measure " \
+                                         f"{self.verdict.measure:.2e} > gtol"
+
+    def _finite_start(self, z0):
+        self.log.add("start", "bad_start", action="searching nearby for a finite value")
+        size = max(1.0, float(np.max(np.abs(z0))))
+        for radius in (1e-3, 1e-2, 1e-1, 1.0, 10.0):
+            for _ in range(6):
+                z = z0 + radius * size * self.rng.standard_normal(self.n)
+                if self.bounded:
+                    z = np.clip(z, self.p.lower, self.p.upper)
+                f = self.p.value(z)
+                if np.isfinite(f):
+                    self.log.add("start", "finite_start", radius=radius * size, f=f)
+                    return z, f
+        return None, None
+
+    def _bfgs_stages(self, z0, f0) -> None:
+        self._bfgs_attempt("bfgs", z0, f0)
+        for attempt in range(1, self.opts["max_restarts"] + 1):
+            if self.verdict.passed:
+                return
+            self.restarts = attempt
+            self._adapt_gradient()
+            self._rescale()
+            zb, fb = self._best()
+            if attempt == 2:
+                self._gradient_sampling_stage(zb, fb)
+                if self.verdict.passed:
+                    return
+                zb, fb = self._best()
+            z = restart_point(zb, self.steps, attempt, self.rng)
+            f = self.p.value(z)
+            stage = f"restart {attempt}"
+            if not np.isfinite(f):
+                self.log.add(stage, "stage_end", outcome="perturbed point was a bad point")
+                continue
+            self._bfgs_attempt(stage, z, f)
+            self._note_agreement(stage, f, zb, fb)
+        if self.opts["polish"] and not self.verdict.passed:
+            self._scipy_stage("nelder-mead", self._best()[0])
+            if not self.verdict.passed:
+                zb, fb = self._best()
+                self._bfgs_attempt("bfgs after polish", zb, fb)
+
+    def _gradient_sampling_stage(self, zb, fb) -> None:
+        stage = "gradient sampling"
+        self.guard.stage = stage
+        radius = min(0.1, max(1e-4, float(np.median(self.steps[-3:])) if self.steps else 0.0))
+        _, _, reason = gradient_sampling(self.p, zb, fb, radius=radius, rng=self.rng,
+                                         max_iter=20 * self.n + 20, gtol=self.opts["gtol"],
+                                         log=self.log, stage=stage)
+        self.verdict = self._final_test()
+        self.log.add(stage, "stage_end", outcome=reason, f_start=fb, f_best=self.guard.best_f,
+                     test=self.verdict.test, measure=self.verdict.measure,
+                     passed=self.verdict.passed)
+
+    def _rescale(self) -> None:
+        """Scale by the best point's magnitude: a start at 1e8 says little about x*."""
+        if self.user_scale:
+            return
+        new = np.maximum(1.0, np.abs(self.guard.best_x))
+        if np.any(np.abs(np.log10(new / self.p.scale)) > 1):
+            self.p.set_scale(new)
+            self.bundle.items.clear()
+            self.steps = [s / 10 for s in self.steps]  # the step size is not comparable
+            self.log.add("restart", "rescaled", scale=new.tolist() if self.n <= 20 else None)
+
+    def _bfgs_attempt(self, stage: str, z, f):
+        self.guard.stage = stage
+        g = self.p.grad(z, f)
+        if g is None:
+            self.log.add(stage, "stage_end", outcome="no gradient at the start point")
+            self.verdict = Verdict(False, np.inf, "no gradient")
+            return None
+        f_start = f
+        out = guarded_bfgs(self.p.value, self.p.grad, z, f, g, converged=self._in_loop_test,
+                           max_iter=self.opts["max_iter"], bundle=self.bundle, log=self.log,
+                           stage=stage, on_iteration=self._on_iteration)
+        self.nit += out.iterations
+        if out.step_norms:
+            self.steps = out.step_norms
+        self.verdict = self._final_test()
+        self.log.add(stage, "stage_end", outcome=out.reason, iterations=out.iterations,
+                     f_start=f_start, f_best=self.guard.best_f, test=self.verdict.test,
+                     measure=self.verdict.measure, passed=self.verdict.passed)
+        return g
+
+    def _bounded_stages(self, z0) -> None:
+        bounds = list(zip(self.p.lower, self.p.upper, strict=True)) if self.bounded else None
+        self._scipy_stage("l-bfgs-b", z0, bounds)
+        for attempt in range(1, self.opts["max_restarts"] + 1):
+            if self.verdict.passed:
+                return
+            self.restarts = attempt
+            self._adapt_gradient()
+            zb, fb = self._best()
+            z = restart_point(zb, [], attempt, self.rng, self.p.lower, self.p.upper)
+            f = self.p.value(z)
+            self._scipy_stage("l-bfgs-b", z, bounds, stage=f"restart {attempt}")
+            self._note_agreement(f"restart {attempt}", f, zb, fb)
+        if self.opts["polish"] and not self.verdict.passed:
+            self._scipy_stage("powell", self._best()[0], bounds)
+
+    def _scipy_stage(self, method: str, z0, bounds=None, stage: str | None = None) -> None:
+        name = {"l-bfgs-b": "L-BFGS-B", "nelder-mead": "Nelder-Mead", "powell": "Powell"}
+        stage = stage or name[method]
+        self.guard.stage = stage
+        f_start = self.guard.best_f
+        remaining = self.inp.maxfev - self.guard.nfev
+        if bounds is None and self.bounded:
+            bounds = list(zip(self.p.lower, self.p.upper, strict=True))
+        message = run_scipy_stage(self.p, z0, name[method],
+                                  max(1, min(remaining, 400 * (self.n + 1))), bounds)
+        self.verdict = self._final_test()
+        self.log.add(stage, "stage_end", outcome=message, f_start=f_start,
+                     f_best=self.guard.best_f, test=self.verdict.test,
+                     measure=self.verdict.measure, passed=self.verdict.passed)
+
+    # -- tests ----------------------------------------------------------------------
+    def _in_loop_test(self, z, f, g, H) -> bool:
+        if self.p.analytic:
+            return relative_stationarity(z, f, g) <= self.opts["gtol"]
+        if not np.any(g):
+            return False  # all differences zero: a flat step, not evidence of a minimum
+        measure = relative_stationarity(z, f, g)
+        if measure > 100 * self.opts["gtol"] and self.p.fd_scheme == "forward":
+            return False
+        # near convergence forward differences are too noisy: confirm (and go on) centrally
+        if self.p.fd_scheme == "forward":
+            self.p.fd_scheme = "central"
+            self.log.add(self.guard.stage, "gradient_choice", choice="central differences",
+                         reason="near convergence")
+        g_central = g if measure > 100 * self.opts["gtol"] else self.p.finite_difference(
+            z, f, "central")
+        return g_central is not None and relative_stationarity(z, f, g_central) <= self.opts[
+            "gtol"]
+
+    def _best(self):
+        return self.p.to_z(self.guard.best_x), self.guard.best_f
+
+    def _final_test(self) -> Verdict:
+        """Apply the stopping tests to the best point seen (re-testing if one improves)."""
+        gtol = self.opts["gtol"]
+        verdict = Verdict(False, np.inf, "small gradient")
+        for _ in range(3):
+            zb, fb = self._best()
+            g = self._accurate_gradient(zb, fb)
+            if g is not None and not self.p.analytic and not np.any(g) and self.p.is_flat(zb, fb):
+                self.log.add(self.guard.stage, "flat_region", f=fb,
+                             reason="finite differences are exactly zero")
+                return Verdict(False, np.nan, "flat region: no finite difference changes f")
+            if g is not None:
+                if self.bounded:
+                    g = self._projected(zb, g)
+                m = relative_stationarity(zb, fb, g)
+                verdict = Verdict(m <= gtol, m, "small gradient")
+                if verdict.passed or self.bounded:
+                    return verdict
+            items = sample_gradients(self.p, zb, 1e-7, min(2 * self.n + 2, 40), self.rng)
+            if self.guard.best_f < fb:
+                continue  # sampling found a better point: test that one instead
+            if self.p.analytic:
+                items += self.bundle.items
+            if g is not None and (self.p.analytic or verified_gradient(self.p, zb, fb)
+                                  is not None):
+                items.append((zb, fb, g))
+            m = bundle_stationarity(zb, fb, items, 1e-7 * max(1.0, abs(fb)))
+            name = "shortest convex combination of gradients sampled nearby"
+            return Verdict(m <= gtol, min(m, verdict.measure) if m > gtol else m, name)
+        return verdict
+
+    def _accurate_gradient(self, z, f):
+        if self.p.analytic:
+            g = self.p._analytic(z)
+            if g is not None:
+                return g
+        return self.p.finite_difference(z, f, "central")
+
+    def _projected(self, z, g):
+        g = g.copy()
+        tiny = 1e-10 * np.maximum(1.0, np.abs(z))
+        g[(z <= self.p.lower + tiny) & (g > 0)] = 0.0
+        g[(z >= self.p.upper - tiny) & (g < 0)] = 0.0
+        return g
+
+    def _note_agreement(self, stage, f_start, zb, fb) -> None:
+        """Record when a restart that had to descend came back to the same minimum.
+
+        Recorded only: on the benchmark catalogue agreement alone was not a reliable
+        certificate (restarts can stall at the same non-minimal point of a narrow valley).
+        """
+        zn, fn = self._best()
+        size_f, size_z = max(1.0, abs(fb)), max(1.0, float(np.max(np.abs(zb))))
+        if (np.isfinite(f_start) and f_start - fb >= 1e-6 * size_f
+                and abs(fn - fb) <= 1e-9 * size_f
+                and np.max(np.abs(zn - zb)) <= 1e-3 * size_z):
+            self.log.add(stage, "restarts_agree", f=fn)
+
+    def _adapt_gradient(self) -> None:
+        zb, fb = self._best()
+        if self.p.analytic:
+            self.guard.stage = "gradient check"
+            self.p.check_gradient(zb, fb)
+        if not self.p.analytic and self.p.fd_scheme == "forward":
+            self.p.fd_scheme = "central"
+            self.log.add("restart", "gradient_choice", choice="central differences",
+                         reason="forward differences too noisy to converge")
+
+    def _on_iteration(self, z, f) -> None:
+        if self.callback is None:
+            return
+        try:
+            stop = self.callback(self.p.to_x(z).copy())
+        except StopIteration:
+            stop = True
+        if stop is True:
+            raise _CallbackStop()

@@ -1,0 +1,133 @@
+"""The guarded objective: counts evaluations, turns failures into bad points, keeps the best.
+
+A wrapper in the optax ``apply_if_finite`` sense: every other piece of the optimiser
+calls the user's function only through :class:`GuardedObjective`, so none of them has to
+think about exceptions, NaN, budgets or the best point seen.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .events import EventLog
+
+__all__ = ["BudgetExhausted", "GuardedObjective"]
+
+
+class BudgetExhausted(Exception):  # noqa: N818 - a control-flow signal, not an error
+    """Raised by the guard when ``maxfev`` or ``maxtime`` is spent; the driver catches it."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _as_scalar(value: Any) -> float:
+    arr = np.asarray(value, dtype=float)
+    if arr.size != 1:
+        raise TypeError(f"fun must return a scalar, got an array of shape {arr.shape}")
+    return float(arr.reshape(()))
+
+
+class GuardedObjective:
+    """``fun(x, *args)`` behind a guard.
+
+    Calling the guard returns ``f(x)`` as a float, or ``inf`` when ``fun`` raised an
+    ``Exception`` or returned NaN/inf (a *bad point*, recorded in ``log``). ``BaseException``
+    that is not an ``Exception`` (``KeyboardInterrupt``, ``SystemExit``) passes through
+    untouched. Before each evaluation the budget is charged: once ``maxfev`` evaluations
+    were made, or the ``deadline`` (a ``time.monotonic`` value) has passed,
+    :class:`BudgetExhausted` is raised instead of calling ``fun``.
+
+    The lowest finite value seen and its point are kept in ``best_f`` / ``best_x``, and
+    each improvement is appended to ``history`` as ``(nfev, f)``.
+
+    Parameters
+    ----------
+    fun : callable
+        ``fun(x, *args) -> float``; with ``returns_grad`` it returns ``(f, g)``.
+    args : tuple
+        Extra arguments passed to ``fun``.
+    returns_grad : bool
+        ``fun`` returns ``(f, gradient)``, as with scipy's ``jac=True``.
+    maxfev : int or None
+        Hard limit on the number of calls to ``fun``.
+    deadline : float or None
+        ``time.monotonic()`` value after which no more calls are made.
+    log : EventLog or None
+        Where bad points are recorded.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> guard = GuardedObjective(lambda x: np.log(x[0]))
+    >>> guard(np.array([-1.0])), guard(np.array([1.0])), guard.nfev
+    (inf, 0.0, 2)
+    >>> guard.best_x, guard.best_f
+    (array([1.]), 0.0)
+    """
+
+    def __init__(self, fun: Callable, args: tuple = (), *, returns_grad: bool = False,
+                 maxfev: int | None = None, deadline: float | None = None,
+                 log: EventLog | None = None, stage: str = "start"):
+        self.fun = fun
+        self.args = tuple(args)
+        self.returns_grad = returns_grad
+        self.maxfev = maxfev
+        self.deadline = deadline
+        self.log = log if log is not None else EventLog()
+        self.stage = stage
+        self.nfev = 0
+        self.best_x: np.ndarray | None = None
+        self.best_f = np.inf
+        self.best_grad: np.ndarray | None = None
+        self.history: list[tuple[int, float]] = []
+        self.last_grad: np.ndarray | None = None
+        self.n_bad = 0
+
+    def charge(self) -> None:
+        """Raise :class:`BudgetExhausted` if another evaluation would break the budget."""
+        if self.maxfev is not None and self.nfev >= self.maxfev:
+            raise BudgetExhausted("maxfev")
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise BudgetExhausted("maxtime")
+
+    def evaluate(self, x: np.ndarray) -> tuple[float, np.ndarray | None]:
+        """Return ``(f, g)``; ``g`` is the gradient ``fun`` returned, if it returns one."""
+        self.charge()
+        x = np.array(x, dtype=float)  # our own copy: fun may modify its argument
+        self.nfev += 1
+        self.last_grad = None
+        try:
+            with np.errstate(all="ignore"):
+                out = self.fun(x.copy(), *self.args)
+                if self.returns_grad:
+                    value, grad = out
+                    grad = np.asarray(grad, dtype=float).reshape(x.shape)
+                else:
+                    value, grad = out, None
+                f = _as_scalar(value)
+        except Exception as exc:  # the user's function failed here: a bad point, not a crash
+            self._bad(x, f"{type(exc).__name__}: {exc}"[:200])
+            return np.inf, None
+        if not np.isfinite(f):
+            self._bad(x, f"non-finite value {f!r}")
+            return np.inf, None
+        self.last_grad = grad
+        if f < self.best_f:
+            self.best_f, self.best_x = f, x
+            self.best_grad = grad
+            self.history.append((self.nfev, f))
+        return f, grad
+
+    def __call__(self, x: np.ndarray) -> float:
+        return self.evaluate(x)[0]
+
+    def _bad(self, x: np.ndarray, reason: str) -> None:
+        self.n_bad += 1
+        self.log.add(self.stage, "bad_point", nfev=self.nfev, reason=reason,
+                     x=x.tolist() if x.size <= 20 else None)

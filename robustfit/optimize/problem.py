@@ -1,0 +1,199 @@
+"""The objective as the optimiser sees it: scaled variables and a guarded gradient.
+
+The core works in ``z = x / scale`` where ``scale_i = max(1, |x0_i|)``: a start at 1e8 or
+variables of very different magnitude then look like unit-sized variables, and finite
+difference steps ``sqrt(eps) * max(1, |z_i|)`` are scaled to ``|x_i|`` automatically.
+
+Gradient guard: an analytic (or JAX) gradient that raises or is non-finite at a point is
+replaced there by finite differences; after three such points, or when
+:meth:`ScaledProblem.check_gradient` finds it disagrees with central differences, the
+analytic gradient is dropped for the rest of the run. Both are recorded in the log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .events import EventLog
+from .objective import GuardedObjective
+
+__all__ = ["ScaledProblem", "FORWARD_STEP", "CENTRAL_STEP"]
+
+FORWARD_STEP = np.sqrt(np.finfo(float).eps)
+CENTRAL_STEP = np.finfo(float).eps ** (1 / 3)
+_MAX_BAD_GRADIENTS = 3
+
+
+class ScaledProblem:
+    """``f`` and its gradient in scaled variables ``z = x / scale``.
+
+    Parameters
+    ----------
+    guard : GuardedObjective
+        The guarded user function (in ``x``).
+    scale : numpy.ndarray
+        Positive per-variable scale.
+    jac_x : callable or None
+        ``jac_x(x) -> gradient in x`` (an analytic or JAX gradient), or None.
+    lower, upper : numpy.ndarray or None
+        Bounds in ``x``; finite-difference steps stay inside them.
+    log : EventLog
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustfit.optimize.objective import GuardedObjective
+    >>> guard = GuardedObjective(lambda x: float(x @ x))
+    >>> p = ScaledProblem(guard, np.array([10.0, 1.0]))
+    >>> z = p.to_z(np.array([10.0, 1.0]))
+    >>> np.round(p.grad(z, p.value(z)), 4)   # d/dz of (10 z0)^2 + z1^2 at z = (1, 1)
+    array([200.,   2.])
+    """
+
+    def __init__(self, guard: GuardedObjective, scale: np.ndarray, *,
+                 jac_x: Callable | None = None, lower: np.ndarray | None = None,
+                 upper: np.ndarray | None = None, log: EventLog | None = None):
+        self.guard = guard
+        self.scale = np.asarray(scale, dtype=float)
+        self.jac_x = jac_x
+        self.analytic = jac_x is not None or guard.returns_grad
+        self.lower = None if lower is None else lower / self.scale
+        self.upper = None if upper is None else upper / self.scale
+        self.log = log if log is not None else guard.log
+        self.fd_scheme = "forward"
+        self.njev = 0
+        self._bad_gradients = 0
+        self._cached: tuple[np.ndarray, np.ndarray] | None = None
+
+    def set_scale(self, scale: np.ndarray) -> None:
+        """Change the scaling (points in ``z`` computed before are no longer valid)."""
+        x_lower = None if self.lower is None else self.lower * self.scale
+        x_upper = None if self.upper is None else self.upper * self.scale
+        self.scale = np.asarray(scale, dtype=float)
+        self.lower = None if x_lower is None else x_lower / self.scale
+        self.upper = None if x_upper is None else x_upper / self.scale
+        self._cached = None
+
+    def is_flat(self, z: np.ndarray, f: float) -> bool:
+        """True when no forward finite-difference step changes ``f`` at all."""
+        for i in range(z.size):
+            zi = z.copy()
+            zi[i] += FORWARD_STEP * max(1.0, abs(z[i]))
+            if self.upper is not None and zi[i] > self.upper[i]:
+                zi[i] = z[i] - FORWARD_STEP * max(1.0, abs(z[i]))
+            if self.value(zi) != f:
+                return False
+        return True
+
+    def to_x(self, z: np.ndarray) -> np.ndarray:
+        return z * self.scale
+
+    def to_z(self, x: np.ndarray) -> np.ndarray:
+        return x / self.scale
+
+    def value(self, z: np.ndarray) -> float:
+        f, g = self.guard.evaluate(self.to_x(z))
+        if g is not None:
+            self._cached = (np.array(z), g)
+        return f
+
+    def grad(self, z: np.ndarray, f: float) -> np.ndarray | None:
+        """Gradient in ``z`` at a point whose value ``f`` is known; None if unobtainable."""
+        if self.analytic:
+            g = self._analytic(z)
+            if g is not None:
+                return g
+        return self.finite_difference(z, f)
+
+    def _analytic(self, z: np.ndarray) -> np.ndarray | None:
+        x = self.to_x(z)
+        if self.guard.returns_grad:
+            if self._cached is not None and np.array_equal(self._cached[0], z):
+                g = self._cached[1]
+            else:
+                g = self.guard.evaluate(x)[1]
+        else:
+            self.guard.charge()
+            self.njev += 1
+            try:
+                with np.errstate(all="ignore"):
+                    g = np.asarray(self.jac_x(x), dtype=float).reshape(x.shape)
+            except Exception as exc:  # a failing jac is a bad gradient, not a crash
+                return self._bad_gradient(f"{type(exc).__name__}: {exc}"[:200])
+        if g is None or not np.all(np.isfinite(g)):
+            return self._bad_gradient("non-finite gradient")
+        return g * self.scale
+
+    def _bad_gradient(self, reason: str) -> None:
+        self._bad_gradients += 1
+        self.log.add(self.guard.stage, "bad_gradient", reason=reason,
+                     action="finite differences at this point")
+        if self._bad_gradients >= _MAX_BAD_GRADIENTS:
+            self.drop_analytic(f"{self._bad_gradients} bad gradients")
+        return None
+
+    def drop_analytic(self, why: str) -> None:
+        """Use finite differences from now on."""
+        if self.analytic:
+            self.analytic = False
+            self.log.add(self.guard.stage, "gradient_fallback", reason=why,
+                         action="finite differences for the rest of the run")
+
+    def finite_difference(self, z: np.ndarray, f: float,
+                          scheme: str | None = None) -> np.ndarray | None:
+        """Forward or central differences, stepping inward at bounds and around bad points."""
+        scheme = scheme or self.fd_scheme
+        base = CENTRAL_STEP if scheme == "central" else FORWARD_STEP
+        g = np.empty_like(z)
+        for i in range(z.size):
+            h = base * max(1.0, abs(z[i]))
+            g_i = self._partial(z, f, i, h, scheme)
+            if g_i is None:
+                return None
+            g[i] = g_i
+        return g
+
+    def _partial(self, z, f, i, h, scheme):
+        def at(step):
+            zi = z.copy()
+            zi[i] += step
+            if (self.upper is not None and zi[i] > self.upper[i]) or (
+                    self.lower is not None and zi[i] < self.lower[i]):
+                return None, step
+            return self.value(zi), zi[i] - z[i]
+
+        if scheme == "central":
+            fp, hp = at(h)
+            fm, hm = at(-h)
+            if fp is not None and fm is not None and np.isfinite(fp) and np.isfinite(fm):
+                return (fp - fm) / (hp - hm)
+            for fv, hv in ((fp, hp), (fm, hm)):
+                if fv is not None and np.isfinite(fv):
+                    return (fv - f) / hv
+            return None
+        for step in (h, -h):
+            fv, hv = at(step)
+            if fv is not None and np.isfinite(fv):
+                return (fv - f) / hv
+        return None
+
+    def check_gradient(self, z: np.ndarray, f: float) -> bool:
+        """Compare the analytic gradient with central differences; drop it if they disagree.
+
+        Returns True when the analytic gradient was dropped.
+        """
+        if not self.analytic:
+            return False
+        g = self._analytic(z)
+        g_fd = self.finite_difference(z, f, "central")
+        if g is None or g_fd is None:
+            return not self.analytic
+        err = np.linalg.norm(g - g_fd)
+        size = max(np.linalg.norm(g_fd), np.linalg.norm(g), 1e-8 * max(1.0, abs(f)))
+        if err > 1e-3 * size:
+            self.log.add(self.guard.stage, "gradient_mismatch", relative_error=float(err / size))
+            self.drop_analytic("gradient disagrees with finite differences")
+            return True
+        return False

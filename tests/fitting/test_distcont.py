@@ -1,0 +1,253 @@
+"""robustfit.fit on every distribution of scipy's distcont, at three magnitudes.
+
+The catalogue is :mod:`benchmarks.fit_cases` (shared with ``benchmarks/fit.py``): the
+standard sample ``z`` of each case is drawn as scipy's ``test_cont_fit`` draws it and
+mapped to ``b + a*z`` for each ``(b, a)`` in ``MAGNITUDES``. Two independent checks:
+
+* the fit is a maximum: NLL at the returned parameters is at most the NLL at the true
+  parameters ``(shapes, b, a)`` (scipy's ``logpdf`` is the oracle), up to 1e-6 relative;
+* the fit is equivariant: the result at ``(b, a)`` equals the unit-scale result mapped
+  to ``(shapes, a*loc + b, a*scale)``, to 1e-6 relative.
+
+The default run covers a representative subset (every start strategy: closed forms,
+moments, quantiles, scipy's ``_fitstart``; bounded, semi-bounded and shape-dependent
+supports; heavy tails). ``-m slow`` runs the whole catalogue at n=1000, each case
+capped in time.
+"""
+
+from __future__ import annotations
+
+import functools
+import signal
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+
+import robustfit
+from benchmarks.fit_cases import MAGNITUDES, cases, sample, true_nll
+
+NLL_RTOL = 1e-6  # slack on "NLL <= truth's": relative to |NLL|, plus NLL_ATOL
+NLL_ATOL = 1e-6
+EQUIV_RTOL = 1e-6
+CASE_CAP_S = 240  # wall-clock cap on the three fits of one case in the slow run
+
+# one or more per start strategy / kind of support; each fits in well under a second
+REPRESENTATIVE = (
+    "norm", "cauchy", "maxwell", "gamma", "lognorm", "weibull_min", "weibull_max", "t",
+    "lomax", "genpareto", "burr12", "invgamma", "beta", "genextreme", "johnsonsu",
+    "pareto", "invgauss", "uniform", "triang", "powerlaw", "skewnorm", "truncnorm",
+    "halfcauchy", "nakagami",
+)
+
+# pdfs by series or quadrature: too slow for the default run, kept in the slow one
+SLOW_PDF = {"gausshyper", "kappa4", "kappa4#1", "kappa4#2", "kappa4#3", "irwinhall"}
+
+# measured failures of the full catalogue (n=1000, one run on 2 cores: 46 of 113 failed,
+# 387 s); strict=False: errors near the tolerances may move with platform and BLAS.
+# Equivariance errors are the largest relative error over shapes / loc / scale.
+SLOW_XFAIL: dict[str, str] = {
+    "argus": "equivariance error (-1e-3,1e-6) 4.25e-06",
+    "beta": "equivariance error (1e6,1e4) 2.95e-05, (-1e-3,1e-6) 9.76e-06",
+    "betaprime": "equivariance error (1e6,1e4) 1.45e-05, (-1e-3,1e-6) 1.98e-06",
+    "bradford": "equivariance error (1e6,1e4) 7.31e-06, (-1e-3,1e-6) 1.1e-05",
+    "burr": "equivariance error (1e6,1e4) 1.5e-06",
+    "burr12": (
+        "NLL above truth's: (0,1) gap 2.05, (1e6,1e4) gap 1.94, (-1e-3,1e-6) gap 2.53; equivariance"
+        " error (1e6,1e4) 0.0543, (-1e-3,1e-6) 0.386"),
+    "chi": "equivariance error (1e6,1e4) 0.000209, (-1e-3,1e-6) 3.86e-05",
+    "chi2": "equivariance error (1e6,1e4) 6.84e-05, (-1e-3,1e-6) 6.88e-05",
+    "crystalball": "equivariance error (1e6,1e4) 7.92e-06, (-1e-3,1e-6) 5.47e-06",
+    "dpareto_lognorm": "equivariance error (1e6,1e4) 1.26e-05, (-1e-3,1e-6) 0.649",
+    "erlang": "equivariance error (1e6,1e4) 2.95e-06, (-1e-3,1e-6) 8.45e-06",
+    "exponweib": "equivariance error (1e6,1e4) 6.1e-06, (-1e-3,1e-6) 1.74e-06",
+    "f": "equivariance error (1e6,1e4) 1.93e-06, (-1e-3,1e-6) 2.81e-06",
+    "gausshyper": "equivariance error (1e6,1e4) 4.71e-06, (-1e-3,1e-6) 0.00733",
+    "genexpon": "equivariance error (1e6,1e4) 6.62e-05, (-1e-3,1e-6) 6.64e-05",
+    "gengamma": "equivariance error (1e6,1e4) 1.5e-05, (-1e-3,1e-6) 6.67e-06",
+    "gengamma#1": "equivariance error (1e6,1e4) 0.0329, (-1e-3,1e-6) 0.00875",
+    "geninvgauss": "equivariance error (1e6,1e4) 1.3e-05, (-1e-3,1e-6) 1.02e-05",
+    "gompertz": "equivariance error (1e6,1e4) 1.37e-05, (-1e-3,1e-6) 1.37e-05",
+    "halfcauchy": "equivariance error (1e6,1e4) 3.69e-06, (-1e-3,1e-6) 1.52e-06",
+    "jf_skew_t": "equivariance error (1e6,1e4) 1.89e-05, (-1e-3,1e-6) 5.3e-05",
+    "johnsonsb": "equivariance error (1e6,1e4) 2.71e-06, (-1e-3,1e-6) 5.77e-06",
+    "johnsonsu": "equivariance error (-1e-3,1e-6) 2.15e-06",
+    "kappa4#3": "equivariance error (1e6,1e4) 1.18e-06",
+    "loglaplace": "equivariance error (1e6,1e4) 0.000177, (-1e-3,1e-6) 0.000135",
+    "loguniform": "equivariance error (1e6,1e4) 4.46e-05, (-1e-3,1e-6) 9.95e-05",
+    "lomax": "equivariance error (1e6,1e4) 1.58e-05, (-1e-3,1e-6) 8.47e-06",
+    "nakagami": "equivariance error (1e6,1e4) 2.08e-06, (-1e-3,1e-6) 1.6e-06",
+    "ncf": "equivariance error (1e6,1e4) 0.748, (-1e-3,1e-6) 7.19e+05",
+    "nct": "equivariance error (-1e-3,1e-6) 1.77e-06",
+    "ncx2": "equivariance error (1e6,1e4) 8.42e-05, (-1e-3,1e-6) 6.01e-05",
+    "norminvgauss": "equivariance error (-1e-3,1e-6) 1.62e-06",
+    "pareto": "equivariance error (1e6,1e4) 1.4e-06",
+    "powerlaw": "equivariance error (1e6,1e4) 1.66e-06, (-1e-3,1e-6) 5.57e-06",
+    "powernorm": "equivariance error (1e6,1e4) 5.71e-06, (-1e-3,1e-6) 3.79e-06",
+    "reciprocal": "equivariance error (1e6,1e4) 4.46e-05, (-1e-3,1e-6) 9.95e-05",
+    "rice": "equivariance error (1e6,1e4) 1.68e-06, (-1e-3,1e-6) 9.91e-05",
+    "trapezoid": "equivariance error (1e6,1e4) 0.00252, (-1e-3,1e-6) 0.00252",
+    "truncnorm": "equivariance error (1e6,1e4) 1.14e-05, (-1e-3,1e-6) 1.07e-05",
+    "truncnorm#1": "equivariance error (1e6,1e4) 5.17e-05, (-1e-3,1e-6) 7.07e-05",
+    "truncpareto": "equivariance error (1e6,1e4) 3.38e-05, (-1e-3,1e-6) 2.83e-05",
+    "truncpareto#1": "equivariance error (1e6,1e4) 1.63e-06, (-1e-3,1e-6) 1.06e-06",
+    "truncpareto#2": "equivariance error (1e6,1e4) 0.00211, (-1e-3,1e-6) 3",
+    "truncweibull_min": "equivariance error (1e6,1e4) 5.84e-06, (-1e-3,1e-6) 1.56e-05",
+    "tukeylambda": "equivariance error (1e6,1e4) 1.96e-06, (-1e-3,1e-6) 4.01e-06",
+    "vonmises_line": "equivariance error (1e6,1e4) 2.83e-06, (-1e-3,1e-6) 2.78e-06",
+}
+
+# measured on the default run (n=500): the optimiser stops within ~1e-5 of the optimum,
+# and where the likelihood is flat the three magnitudes' stops differ by more than 1e-6
+# (their standardised samples differ only by rounding, ~1e-14)
+EQUIV_XFAIL = {
+    "burr12": "not converged (success=False at every magnitude): results differ by 0.36 "
+              "(shape d) at (1e6, 1e4) and 0.11 at (-1e-3, 1e-6)",
+    "beta": "success=False at (1e6, 1e4) and (-1e-3, 1e-6); shape a differs by 1.0e-5 and "
+            "2.8e-5 relative",
+    "johnsonsu": "shape a / loc differ by 7.5e-6 at (1e6, 1e4), 5.7e-6 at (-1e-3, 1e-6)",
+    "nakagami": "shape nu differs by 2.7e-6 at (1e6, 1e4), 9.2e-6 at (-1e-3, 1e-6)",
+    "truncnorm": "shape b differs by 2.1e-6 at (-1e-3, 1e-6)",
+    "lomax": "scale differs by 1.2e-6 at (1e6, 1e4)",
+    "halfcauchy": "scale differs by 1.25e-6 at (-1e-3, 1e-6) (closed support edge, 2 params)",
+    "powerlaw": "shape a differs by 1.0e-6 at (-1e-3, 1e-6)",
+}
+SUCCESS_XFAIL = {
+    "burr12": "success=False at all three magnitudes although NLL is below the truth's",
+    "beta": "success=False at (1e6, 1e4) and (-1e-3, 1e-6) although NLL is below the truth's",
+}
+
+
+def with_xfails(labels, xfails: dict, strict: bool, extra_marks=()):
+    for label in labels:
+        marks = list(extra_marks)
+        if label in xfails:
+            marks.append(pytest.mark.xfail(strict=strict, reason=xfails[label]))
+        yield pytest.param(label, marks=marks, id=label)
+
+
+CATALOGUE = {label: (dist, shapes) for label, dist, shapes in cases()}
+
+
+class CaseTimeout(BaseException):
+    """Not an ``Exception``: the fit's guarded objective must not swallow it."""
+
+
+@contextmanager
+def time_cap(seconds: float):
+    """Raise :class:`CaseTimeout` in the main thread after ``seconds`` (POSIX only)."""
+    if not hasattr(signal, "SIGALRM"):
+        yield
+        return
+
+    def on_alarm(signum, frame):
+        raise CaseTimeout(f"three fits took more than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@functools.cache
+def fit_at(label: str, n: int, k: int):
+    """(result, true NLL) of case ``label`` drawn at ``MAGNITUDES[k]``."""
+    dist, shapes = CATALOGUE[label]
+    b, a = MAGNITUDES[k]
+    x = b + a * sample(dist, shapes, n)
+    return robustfit.fit(dist, x), true_nll(dist, shapes, b, a, x)
+
+
+def nll_problem(label: str, n: int, k: int) -> str | None:
+    dist, shapes = CATALOGUE[label]
+    res, ref = fit_at(label, n, k)
+    b, a = MAGNITUDES[k]
+    x = b + a * sample(dist, shapes, n)
+    # the oracle is scipy's logpdf at the returned parameters, not the fit's own nll
+    got = true_nll(dist, tuple(res[:-2]), res[-2], res[-1], x)
+    if np.isfinite(got) and got <= ref + NLL_RTOL * abs(ref) + NLL_ATOL:
+        return None
+    return f"(b, a)={MAGNITUDES[k]}: NLL {got:.10g} > truth's {ref:.10g} (gap {got - ref:.3g})"
+
+
+def equivariance_problems(label: str, n: int) -> list[str]:
+    base = np.array(fit_at(label, n, 0)[0])
+    n_shapes = base.size - 2
+    loc0, scale0 = base[-2], base[-1]
+    out = []
+    for k in range(1, len(MAGNITUDES)):
+        b, a = MAGNITUDES[k]
+        got = np.array(fit_at(label, n, k)[0])
+        err_shapes = np.abs(got[:n_shapes] - base[:n_shapes]) / np.maximum(
+            np.abs(base[:n_shapes]), 1.0)
+        # loc relative to the scale of the map (and to the loc's own size at unit scale)
+        err_loc = abs(got[-2] - (a * loc0 + b)) / (a * max(1.0, abs(loc0), scale0))
+        err_scale = abs(got[-1] - a * scale0) / (a * scale0)
+        err = max([*err_shapes, err_loc, err_scale])
+        if not err <= EQUIV_RTOL:
+            out.append(f"(b, a)={MAGNITUDES[k]}: relative error {err:.3g} "
+                       f"(shapes {np.round(err_shapes, 12).tolist()}, loc {err_loc:.3g}, "
+                       f"scale {err_scale:.3g}); got {got.tolist()} vs unit {base.tolist()}")
+    return out
+
+
+@pytest.mark.parametrize("k", range(len(MAGNITUDES)), ids=[f"b{b:g}_a{a:g}"
+                                                         for b, a in MAGNITUDES])
+@pytest.mark.parametrize("label", REPRESENTATIVE)
+def test_nll_at_most_truths(label, k):
+    assert nll_problem(label, 500, k) is None, nll_problem(label, 500, k)
+
+
+@pytest.mark.parametrize("label", list(with_xfails(REPRESENTATIVE, EQUIV_XFAIL, True)))
+def test_equivariant_across_magnitudes(label):
+    problems = equivariance_problems(label, 500)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("label", REPRESENTATIVE)
+def test_params_finite_and_nll_consistent(label):
+    for k in range(len(MAGNITUDES)):
+        res, _ = fit_at(label, 500, k)
+        assert np.all(np.isfinite(res)), (MAGNITUDES[k], tuple(res))
+        assert len(res) == len(res.params) == CATALOGUE[label][0].numargs + 2
+        dist, shapes = CATALOGUE[label]
+        b, a = MAGNITUDES[k]
+        x = b + a * sample(dist, shapes, 500)
+        np.testing.assert_allclose(res.nll, -dist.logpdf(x, *res).sum(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("label", list(with_xfails(REPRESENTATIVE, SUCCESS_XFAIL, True)))
+def test_reports_success(label):
+    # every representative case reaches NLL <= truth's: the convergence test should agree
+    failed = [MAGNITUDES[k] for k in range(len(MAGNITUDES))
+              if not fit_at(label, 500, k)[0].success]
+    assert not failed, [(m, fit_at(label, 500, k)[0].message) for k, m in
+                        enumerate(MAGNITUDES) if m in failed]
+
+
+@pytest.mark.parametrize("label", list(with_xfails(CATALOGUE, SLOW_XFAIL, False,
+                                                   [pytest.mark.slow])))
+def test_whole_catalogue(label):
+    n = 1000
+    try:
+        with time_cap(CASE_CAP_S):
+            problems = [p for k in range(len(MAGNITUDES))
+                        if (p := nll_problem(label, n, k)) is not None]
+            problems += equivariance_problems(label, n)
+    except CaseTimeout as exc:
+        pytest.fail(f"{label}: {exc}")
+    assert not problems, "\n".join(problems)
+
+
+def test_catalogue_covers_distcont():
+    from scipy.stats._distr_params import distcont
+
+    from benchmarks.fit_cases import VERY_SLOW
+
+    names = {name for name, _ in distcont} - VERY_SLOW
+    assert {label.split("#")[0] for label in CATALOGUE} == names
+    assert set(REPRESENTATIVE) <= set(CATALOGUE)
+    assert SLOW_PDF <= set(CATALOGUE) and not SLOW_PDF & set(REPRESENTATIVE)
