@@ -40,8 +40,10 @@ def test_best_timeout_really_stops_a_slow_candidate(run_cli, tmp_path):
                   "--json")
     elapsed = time.perf_counter() - t0
     assert out.returncode == 0, out.stderr
-    status = {r["name"]: r["status"] for r in json.loads(out.stdout)["ranking"]}
+    ranking = json.loads(out.stdout, parse_constant=lambda c: pytest.fail(f"non-JSON {c}"))
+    status = {r["name"]: r["status"] for r in ranking["ranking"]}
     assert status == {"norm": "ok", "levy_stable": "timeout"}
+    assert ranking["ranking"][1]["aic"] is None  # strict JSON: no Infinity
     assert elapsed < 20
 
 
