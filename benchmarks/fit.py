@@ -100,7 +100,23 @@ def equivariance(rows):
     return out
 
 
-def summarise(rows, eq):
+def same_likelihood(rows):
+    """Relative difference of each magnitude's NLL (in standardised units) from the
+    unit-scale one: the same fitted distribution even where the parameters are not
+    identifiable (loguniform's a, b and scale; dpareto_lognorm's u and scale)."""
+    by = {(r["case"], r["n"], r["fitter"], r["loc"]): r for r in rows}
+    out = {}
+    for (case, n, fitter, loc), r in by.items():
+        base = by.get((case, n, fitter, 0.0))
+        if loc == 0.0 or base is None or not r["params"] or not base["params"]:
+            continue
+        here = r["nll"] - n * np.log(r["scale"])
+        out[f"{case}|{n}|{fitter}|{loc}"] = float(abs(here - base["nll"])
+                                                 / max(1.0, abs(base["nll"])))
+    return out
+
+
+def summarise(rows, eq, same=None):
     summary = {}
     for fitter in ("robustfit", "scipy"):
         for loc, scale in MAGNITUDES:
@@ -114,6 +130,10 @@ def summarise(rows, eq):
                 cases=len(sel), ok_rate=float(np.mean([r["ok"] for r in sel])),
                 median_time=float(np.median([r["time"] for r in sel])),
                 equivariant_1e6=float(np.mean([e <= 1e-6 for e in eqs])) if eqs else None,
+                same_nll_1e8=float(np.mean([v <= 1e-8 for k, v in (same or {}).items()
+                                            if k.split("|")[2] == fitter
+                                            and float(k.split("|")[3]) == loc]))
+                if loc != 0.0 and same else None,
             )
     pairs = {}
     for r in rows:
@@ -239,7 +259,8 @@ def main(argv=None):
                           f"gap={r['gap'] if r['gap'] is None else round(r['gap'], 4)} "
                           f"t={r['time']:.2f}s {r['error'] or ''}", flush=True)
     eq = equivariance(rows)
-    summary = summarise(rows, eq)
+    same = same_likelihood(rows)
+    summary = summarise(rows, eq, same)
     print(json.dumps(summary, indent=1))
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     old = {}
@@ -247,7 +268,7 @@ def main(argv=None):
         with open(args.out) as fh:
             old = json.load(fh)
     old.update(command="python benchmarks/fit.py " + " ".join(argv or sys.argv[1:]),
-               summary=summary, equivariance=eq, rows=rows)
+               summary=summary, equivariance=eq, same_nll=same, rows=rows)
     with open(args.out, "w") as fh:
         json.dump(old, fh, indent=1, default=str)
 

@@ -15,9 +15,10 @@ import numpy as np
 
 def summary_table(data: dict) -> str:
     summ = data["summary"]
-    lines = ["| magnitude (loc, scale) | NLL ≤ truth's: robustfit | scipy | same result as at "
-             "(0, 1) to 1e-6: robustfit | scipy | median time robustfit / scipy (s) |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| magnitude (loc, scale) | NLL ≤ truth's: robustfit | scipy | same parameters as "
+             "at (0, 1) to 1e-6: robustfit | scipy | same NLL as at (0, 1) to 1e-8: robustfit "
+             "| scipy | median time robustfit / scipy (s) |",
+             "|---|---|---|---|---|---|---|---|"]
     rows = data["rows"]
     for key in summ:
         if not key.startswith("robustfit@"):
@@ -37,6 +38,7 @@ def summary_table(data: dict) -> str:
 
         lines.append(f"| ({mag}) | {pct(ours['ok_rate'])} | {pct(ref.get('ok_rate'))} | "
                      f"{pct(ours['equivariant_1e6'])} | {pct(ref.get('equivariant_1e6'))} | "
+                     f"{pct(ours.get('same_nll_1e8'))} | {pct(ref.get('same_nll_1e8'))} | "
                      f"{ours['median_time']:.3f} / {ref.get('median_time', float('nan')):.3f}"
                      f" (median ratio {np.median(ratios):.2f}) |")
     n_cases = summ[next(k for k in summ if k.startswith("robustfit@"))]["cases"]

@@ -88,10 +88,24 @@ class Moments:
         return cls(n, mu, float(d2.sum()), float((d2 * d).sum()), float((d2 * d2).sum()),
                    scale)
 
+    @property
+    def power_sums(self) -> tuple[float, float, float]:
+        """``(M2, M3, M4)`` in the data's units (may under/overflow at extreme scales,
+        where :attr:`m2`.. with :attr:`scale` do not)."""
+        s = self.scale
+        return self.m2 * s * s, self.m3 * s * s * s, self.m4 * (s * s) * (s * s)
+
     def _at_scale(self, scale: float) -> tuple[float, float, float]:
         """(m2, m3, m4) expressed with another power-of-two ``scale``."""
         r = self.scale / scale
-        return self.m2 * r * r, self.m3 * r * r * r, self.m4 * (r * r) * (r * r)
+        return tuple(0.0 if m == 0.0 else m * r ** k  # 0 stays 0 even where r**k is inf
+                     for k, m in ((2, self.m2), (3, self.m3), (4, self.m4)))
+
+    def _log2_spread(self) -> float:
+        """log2 of the root-mean-square deviation (-inf for a constant sample)."""
+        if self.n == 0 or not self.m2 > 0:
+            return -np.inf
+        return float(np.log2(self.scale) + 0.5 * np.log2(self.m2 / self.n))
 
     def merge(self, other: Moments) -> Moments:
         """Summary of the union of the two samples (Chan et al. / Pébay update)."""
@@ -99,20 +113,20 @@ class Moments:
             return self
         if self.n == 0:
             return other
-        scale = max(self.scale, other.scale)
-        a2, a3, a4 = self._at_scale(scale)
-        b2, b3, b4 = other._at_scale(scale)
         na, nb = float(self.n), float(other.n)
         n = na + nb
         delta = other.mean - self.mean
         mean = self.mean + nb * (delta / n)
+        # the scale of the union: its deviations are as large as either part's or as
+        # the distance between the means
+        size = max(self._log2_spread(), other._log2_spread(),
+                   float(np.log2(abs(delta))) if delta != 0 else -np.inf)
+        lo, hi = np.log2(_RAW_RANGE[0]), np.log2(_RAW_RANGE[1])
+        scale = 1.0 if not np.isfinite(size) or lo <= size <= hi else float(
+            2.0 ** np.round(size))
+        a2, a3, a4 = self._at_scale(scale)
+        b2, b3, b4 = other._at_scale(scale)
         dz = delta / scale
-        if scale == 1.0 and not _RAW_RANGE[0] <= abs(dz) <= _RAW_RANGE[1] and dz != 0:
-            # the means are so far apart that the merged sums need a scale of their own
-            scale = float(2.0 ** np.round(np.log2(abs(dz))))
-            a2, a3, a4 = self._at_scale(scale)
-            b2, b3, b4 = other._at_scale(scale)
-            dz = delta / scale
         dn = dz / n
         m2 = a2 + b2 + dz * dn * na * nb
         m3 = (a3 + b3 + dz * dn * dn * na * nb * (na - nb)

@@ -170,8 +170,9 @@ def moments_close(got: Moments, ref: Moments, x: np.ndarray) -> None:
     rounding = np.finfo(float).eps * (abs(ref.mean) + spread)
     n = max(ref.n, 1)
     np.testing.assert_allclose(got.mean, ref.mean, rtol=1e-14, atol=4 * rounding)
-    for k, (a, b) in enumerate(((got.m2, ref.m2), (got.m3, ref.m3), (got.m4, ref.m4)),
-                               start=2):
+    # in the data's units: summaries of the same data may carry different power-of-two
+    # scales (a merge of tiny deviations picks one), so the raw fields need not agree
+    for k, (a, b) in enumerate(zip(got.power_sums, ref.power_sums, strict=True), start=2):
         atol = 2 * k * n * (spread + rounding) ** (k - 1) * rounding
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=atol, err_msg=f"M{k}")
 
@@ -201,10 +202,11 @@ def test_merge_of_chunks_equals_whole(case):
     parts = [Moments.from_data(c) for c in chunks_of(x, cuts)]  # empty chunks included
     merged = functools.reduce(Moments.merge, parts)
     moments_close(merged, Moments.from_data(x), x)
-    # and the statistics derived from it, against numpy's two-pass variance
+    # and the statistics derived from it, against numpy's two-pass variance (whose own
+    # mean may be off by an ulp: equal values can give it a variance of ulp**2)
     rounding = np.finfo(float).eps * (abs(np.mean(x)) + np.ptp(x))
     np.testing.assert_allclose(merged.variance(), np.var(x), rtol=1e-9,
-                               atol=4 * np.ptp(x) * rounding)
+                               atol=4 * (np.ptp(x) + rounding) * rounding)
 
 
 @settings(max_examples=100, deadline=None)
@@ -324,9 +326,6 @@ def test_nan_propagates():
     assert np.isnan(merged.mean) and np.isnan(merged.m2)
 
 
-@pytest.mark.xfail(strict=True, reason="inf input: from_data computes inf - inf, which "
-                   "raises 'invalid value encountered in subtract' (a RuntimeWarning from "
-                   "our code) and returns mean NaN where numpy returns inf")
 def test_inf_input_without_runtime_warning():
     x = np.array([1.0, np.inf, 2.0])
     with warnings.catch_warnings():
@@ -336,10 +335,6 @@ def test_inf_input_without_runtime_warning():
 
 
 @pytest.mark.parametrize("scale", [1e-100, 1e100, 1e-160, 1e150])
-@pytest.mark.xfail(strict=True, reason="raw powers d**3, d**4 under/overflow: at 1e-100 "
-                   "m2**1.5 underflows to 0 and skewness raises ZeroDivisionError; at "
-                   "1e100 d2*d2 overflows (RuntimeWarning, m4=inf, kurtosis inf/nan). "
-                   "Scaling deviations by a spread before taking powers fixes both")
 def test_skewness_and_kurtosis_scale_invariant_at_extreme_scales(scale):
     z = np.random.default_rng(0).standard_normal(1000)
     with warnings.catch_warnings():

@@ -231,3 +231,20 @@ def _wald(x, fixed):
     y = x - loc
     s_inv, s, n = np.sum(1.0 / y), np.sum(y), y.size
     return [loc, (n + np.sqrt(n * n + 4.0 * s_inv * s)) / (2.0 * s_inv)]
+
+
+@_register("loguniform", "reciprocal")
+def _loguniform(x, fixed):
+    """With loc and scale fixed, the density 1/(u log(b/a)) on [a, b] is largest for the
+    shortest interval holding the data: a = min(u), b = max(u), u = (x - loc)/scale —
+    widened by a few ulps so that rounding of the standardisation never leaves an
+    observation outside."""
+    a, b, (loc, scale) = fixed.get(0), fixed.get(1), _loc_scale(fixed, 2)
+    if loc is None or scale is None or a is not None or b is not None:
+        return None
+    u = (x - loc) / scale
+    lo, hi = float(np.min(u)), float(np.max(u))
+    if not 0 < lo < hi:
+        return None
+    eps = 8 * np.finfo(float).eps
+    return [lo * (1 - eps), hi * (1 + eps), loc, scale]

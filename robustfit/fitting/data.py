@@ -40,6 +40,12 @@ class FitData:
         allv = np.concatenate(parts) if self.censored else self.uncensored
         return allv[np.isfinite(allv)] if self.censored else allv
 
+    def sorted(self) -> FitData:
+        """The same observations in ascending order (intervals by their lower end)."""
+        order = np.argsort(self.lo, kind="stable")
+        return FitData(np.sort(self.uncensored), np.sort(self.left), np.sort(self.right),
+                       self.lo[order], self.hi[order], self.n_omitted)
+
     def transformed(self, fn) -> FitData:
         return FitData(fn(self.uncensored), fn(self.left), fn(self.right), fn(self.lo),
                        fn(self.hi), self.n_omitted)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import warnings
+from dataclasses import replace
 
 import numpy as np
 from scipy import stats
@@ -89,7 +91,9 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
     _check_enough_data(spec, fd)
     _check_fixed_support(spec, fd)
     std = Standardizer.from_data(fd.finite_values())
-    zd = fd.transformed(std.data_to_z)
+    # sorted: sums then run in one order whatever the order of the data, so the fit is
+    # exactly invariant to permutations (and to the ties between equal values)
+    zd = fd.transformed(std.data_to_z).sorted()
     fixed_z = _fixed_to_z(spec, std)
     rng = np.random.default_rng(0 if rng is None else rng)
     gap_floor = _gap_floor(fd, std)
@@ -103,7 +107,7 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
         nll = std.nll_from_z(nll_z, fd.uncensored.size)
         if np.isfinite(nll) and not fd.censored and fd.n <= VERIFY_SIZE:
             # the likelihood the user will compute, in the user's coordinates
-            user_nll = CompleteNLL(spec.dist, fd.uncensored)
+            user_nll = CompleteNLL(spec.dist, np.sort(fd.uncensored))
             nll = user_nll(theta)
             if not np.isfinite(nll):
                 theta, nll = _nudge_into_support(spec, theta, user_nll)
@@ -330,7 +334,7 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
         if best is not None and best[2] and objective is None:
             race = (best[5] + max(RACE_MARGIN, 1e-3 * abs(best[5])), best[5])
         res = _optimize_from(spec, cand, target, objective, fixed_z, summary, gap_floor,
-                             race=race)
+                             race=race, hess_inv0=None if race is None else best[6])
         attempts.append(res[-1])
         if res[0] is not None:
             nll_full = full(res[0]) if target is not full else res[1]
@@ -423,12 +427,79 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
     per_obs = 1 if objective is not None else scale
     res = minimize_local(f, t0, hess_inv0=hess_inv0, race=None if race is None else
                          (RACE_ITERATIONS, race[0] / per_obs, race[1] / per_obs))
+    if not isinstance(nll, CensoredNLL):
+        res = _settle_on_edge(par, f, res)
     theta = par.to_theta(res.t)
     value = res.fun * (1 if objective is not None else scale)
     attempt = Attempt(cand.start, stage, tuple(cand.theta), tuple(theta) if theta is not
                       None else tuple(cand.theta), float(value), res.success, res.message,
                       res.nfev, tuple(res.warnings))
     return theta, value, res.success, res.message, res.hess_inv, attempt
+
+
+def _unbounded_at_edge(par: Parameterization, f, res) -> bool:
+    """Whether the objective keeps falling like log(gap) as the gaps at the edge shrink
+    (a singular density there), rather than settling linearly (a finite one)."""
+    at_edge = [p for p in par.gap_positions() if res.t[p] <= _AT_EDGE_T]
+    if not at_edge:
+        return False
+    floor = max(par.gap_floor, 1e-300)
+    rise = []
+    for factor in (1e2, 1e4):
+        t = np.array(res.t, dtype=float)
+        t[at_edge] = np.log(factor * floor)
+        rise.append(f(t) - res.fun)
+    # singular: equal rises per decade (ratio 1/2); finite density: ratio ~ 1/100
+    return bool(rise[1] > 1e-12 and rise[0] > 0.2 * rise[1])
+
+
+EDGE_GAP = 1e-3  # a gap (standardised units) this small means "heading for the edge"
+_AT_EDGE_T = -80.0  # exp(-80) ~ 2e-35: the gap is then its floor, for every magnitude
+
+
+def _settle_on_edge(par: Parameterization, f, res):
+    """Where the optimum is on an edge of the support (genpareto's loc at the smallest
+    observation), BFGS only creeps towards gap -> 0: put small gaps at their floor and
+    re-fit the rest, so every magnitude ends at the same point. If the likelihood keeps
+    growing on the way to the edge (beta with b < 1), no maximum exists: say so."""
+    small = [p for p in par.gap_positions() if _AT_EDGE_T < res.t[p] < np.log(EDGE_GAP)]
+    best = res
+    for k in range(1, len(small) + 1):
+        for subset in itertools.combinations(small, k):
+            t = np.array(res.t, dtype=float)
+            t[list(subset)] = _AT_EDGE_T
+            edge = minimize_local(f, t)
+            if edge.fun <= best.fun:
+                best = replace(edge, message=f"{res.message}; on the support's edge: "
+                               f"{edge.message}", nfev=res.nfev + edge.nfev,
+                               success=edge.success or res.success)
+    if best is res:
+        return res
+    if _unbounded_at_edge(par, f, best):
+        return replace(best, success=False, message=best.message + "; the likelihood is "
+                       "unbounded at the support's edge: no maximum exists, the estimate "
+                       "puts the edge at the extreme observation")
+    return best
+
+
+def _unbounded_at_edge(par: Parameterization, f, res) -> bool:
+    """Whether the objective keeps falling like log(gap) as the gaps at the edge shrink
+    (a singular density there), rather than settling linearly (a finite one)."""
+    at_edge = [p for p in par.gap_positions() if res.t[p] <= _AT_EDGE_T]
+    if not at_edge:
+        return False
+    floor = max(par.gap_floor, 1e-300)
+    rise = []
+    for factor in (1e2, 1e4):
+        t = np.array(res.t, dtype=float)
+        t[at_edge] = np.log(factor * floor)
+        rise.append(f(t) - res.fun)
+    # singular: equal rises per decade (ratio 1/2); finite density: ratio ~ 1/100
+    return bool(rise[1] > 1e-12 and rise[0] > 0.2 * rise[1])
+
+
+EDGE_GAP = 1e-3  # a gap (standardised units) this small means "heading for the edge"
+_AT_EDGE_T = -80.0  # exp(-80) ~ 2e-35: the gap is then its floor, for every magnitude
 
 
 def _round_integral_shapes(spec, theta, nll, fixed_z, summary, gap_floor):

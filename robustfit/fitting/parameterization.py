@@ -65,6 +65,21 @@ class Parameterization:
         g = g - self.gap_floor
         return np.log(g) if g > 0 else None
 
+    def gap_positions(self) -> list[int]:
+        """Positions in ``t`` of the coordinates that are gaps ``exp(t)`` between an
+        extreme observation and an end of the support (t -> -inf: on the edge)."""
+        if not self.bounded:
+            return []
+        li, si = self.n_shapes, self.n_shapes + 1
+        lower, upper = self.kind
+        out = []
+        if li in self.free and (lower or upper):
+            if not (lower and upper) or si in self.free:  # two-sided, fixed scale: expit
+                out.append(self.free.index(li))
+        if si in self.free and li in self.free and lower and upper:
+            out.append(self.free.index(si))
+        return out
+
     # -- shapes ----------------------------------------------------------------------
     def _shape_from_t(self, j, t):
         lo, hi = self.domains[j]

@@ -71,7 +71,8 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
                                                         np.ndarray], bool],
                  max_iter: int, bundle: Bundle, log: EventLog, stage: str,
                  first_step: float | None = None,
-                 on_iteration: Callable[[np.ndarray, float], None] | None = None
+                 on_iteration: Callable[[np.ndarray, float], None] | None = None,
+                 refine: Callable[[np.ndarray, float], np.ndarray | None] | None = None
                  ) -> CoreOutcome:
     """Run guarded BFGS from ``(z, f, g)`` until ``converged`` or a stall.
 
@@ -86,6 +87,10 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
         Receives every ``(z, f, g)`` with a gradient.
     first_step : float or None
         Length of the first trial step (None: ``min(1, 1/‖g‖)``, as scipy does).
+    refine : callable or None
+        ``refine(z, f) -> more accurate gradient or None``, asked once per failed line
+        search before giving up (e.g. to switch from forward to central differences
+        without losing ``H``).
 
     Returns
     -------
@@ -136,6 +141,11 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
         else:
             t0 = 1.0
         ls = weak_wolfe_search(value, grad_recorded, z, f, g, d, t0=t0)
+        if ls.t == 0.0 and refine is not None:
+            better = refine(z, f)
+            if better is not None:
+                g = better
+                continue
         if ls.t == 0.0:
             out.reason = "line_search_failed"
             log.add(stage, "line_search_failed", iteration=k, reason=ls.reason)
@@ -169,10 +179,16 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
                 return out
         ls_fails = 0 if ls.ok else ls_fails + 1
         stalls = stalls + 1 if f_prev - f <= 1e-15 * max(1.0, abs(f)) else 0
+        if (ls_fails >= 2 or stalls >= 5) and refine is not None:
+            better = refine(z, f)
+            if better is not None:
+                g, ls_fails, stalls = better, 0, 0
+                continue
         if ls_fails >= 2 or stalls >= 5:
             out.z, out.f, out.g, out.iterations = z, f, g, k + 1
             out.reason = "line_search_failed" if ls_fails >= 2 else "no_progress"
-            log.add(stage, out.reason, iteration=k, reason=ls.reason)
+            why = ls.reason if ls_fails >= 2 else "f fell by < 1e-15 (relative) in 5 iterations"
+            log.add(stage, out.reason, iteration=k, reason=why)
             return out
     out.z, out.f, out.g, out.iterations = z, f, g, max_iter
     return out

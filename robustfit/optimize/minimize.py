@@ -63,7 +63,7 @@ def robust_minimize(fun: Callable, x0, args: tuple = (), jac=None, bounds=None, 
     method : {"auto", "bfgs", "l-bfgs-b", "nelder-mead", "powell"}
         "auto": guarded BFGS with restarts and polish (L-BFGS-B with bounds).
     maxfev : int, optional
-        Hard limit on calls of ``fun`` (default ``2000 * (n + 1)``).
+        Hard limit on calls of ``fun`` (default ``5000 * (n + 1)``).
     maxtime : float, optional
         Hard limit in seconds, checked before every call of ``fun``.
     rng : None, int or numpy.random.Generator
@@ -122,6 +122,7 @@ def robust_minimize(fun: Callable, x0, args: tuple = (), jac=None, bounds=None, 
                              deadline=deadline, log=log)
     problem = ScaledProblem(guard, inp.options["scale"], jac_x=jac_x, lower=inp.lower,
                             upper=inp.upper, log=log)
+    problem.set_typical(inp.x0)
     run = _Run(problem, inp, np.random.default_rng(rng), callback)
     stop_reason = None
     try:
@@ -164,6 +165,7 @@ class _Run:
         self.detail = ""
         self.steps: list[float] = []
         self.user_scale = inp.user_scale
+        self._central_cache: tuple[np.ndarray, np.ndarray] | None = None
 
     # -- stages ---------------------------------------------------------------------
     def execute(self) -> None:
@@ -181,9 +183,9 @@ class _Run:
             self._bounded_stages(z0)
         else:
             self._bfgs_stages(z0, f0)
-        if self.verdict is None or not self.verdict.passed:
-            self.detail = self.detail or f"last test: {self.verdict.test}, measure " \
-                                         f"{self.verdict.measure:.2e} > gtol"
+        if self.verdict is not None and not self.verdict.passed and not self.detail:
+            self.detail = (f"last test: {self.verdict.test}, measure "
+                           f"{self.verdict.measure:.2e} > gtol")
 
     def _finite_start(self, z0):
         self.log.add("start", "bad_start", action="searching nearby for a finite value")
@@ -213,7 +215,7 @@ class _Run:
                 if self.verdict.passed:
                     return
                 zb, fb = self._best()
-            z = restart_point(zb, self.steps, attempt, self.rng)
+            z = restart_point(zb, self.steps, attempt, self.rng, typical=self.p.typical)
             f = self.p.value(z)
             stage = f"restart {attempt}"
             if not np.isfinite(f):
@@ -245,22 +247,25 @@ class _Run:
             return
         new = np.maximum(1.0, np.abs(self.guard.best_x))
         if np.any(np.abs(np.log10(new / self.p.scale)) > 1):
+            shrink = float(np.median(self.p.scale / new))
             self.p.set_scale(new)
-            self.bundle.items.clear()
-            self.steps = [s / 10 for s in self.steps]  # the step size is not comparable
+            self.bundle.items.clear()  # points in the old z are meaningless now
+            self._central_cache = None
+            self.steps = [s * shrink for s in self.steps]  # step lengths in the new z
             self.log.add("restart", "rescaled", scale=new.tolist() if self.n <= 20 else None)
 
-    def _bfgs_attempt(self, stage: str, z, f):
+    def _bfgs_attempt(self, stage: str, z, f) -> None:
         self.guard.stage = stage
         g = self.p.grad(z, f)
         if g is None:
             self.log.add(stage, "stage_end", outcome="no gradient at the start point")
             self.verdict = Verdict(False, np.inf, "no gradient")
-            return None
+            return
         f_start = f
         out = guarded_bfgs(self.p.value, self.p.grad, z, f, g, converged=self._in_loop_test,
                            max_iter=self.opts["max_iter"], bundle=self.bundle, log=self.log,
-                           stage=stage, on_iteration=self._on_iteration)
+                           stage=stage, on_iteration=self._on_iteration,
+                           refine=self._refine_gradient)
         self.nit += out.iterations
         if out.step_norms:
             self.steps = out.step_norms
@@ -268,7 +273,6 @@ class _Run:
         self.log.add(stage, "stage_end", outcome=out.reason, iterations=out.iterations,
                      f_start=f_start, f_best=self.guard.best_f, test=self.verdict.test,
                      measure=self.verdict.measure, passed=self.verdict.passed)
-        return g
 
     def _bounded_stages(self, z0) -> None:
         bounds = list(zip(self.p.lower, self.p.upper, strict=True)) if self.bounded else None
@@ -279,7 +283,8 @@ class _Run:
             self.restarts = attempt
             self._adapt_gradient()
             zb, fb = self._best()
-            z = restart_point(zb, [], attempt, self.rng, self.p.lower, self.p.upper)
+            z = restart_point(zb, [], attempt, self.rng, self.p.lower, self.p.upper,
+                              typical=self.p.typical)
             f = self.p.value(z)
             self._scipy_stage("l-bfgs-b", z, bounds, stage=f"restart {attempt}")
             self._note_agreement(f"restart {attempt}", f, zb, fb)
@@ -303,22 +308,38 @@ class _Run:
 
     # -- tests ----------------------------------------------------------------------
     def _in_loop_test(self, z, f, g, H) -> bool:
-        if self.p.analytic:
-            return relative_stationarity(z, f, g) <= self.opts["gtol"]
-        if not np.any(g):
+        """Small relative gradient *and* small predicted decrease ``g·Hg/2``.
+
+        The second condition (BFGS's own estimate of ``f - f*``) keeps the run going in
+        long flat valleys where the gradient is already small but ``f`` is not yet near
+        its minimum. With finite differences the gradient is confirmed centrally.
+        """
+        gtol = self.opts["gtol"]
+        if not self.p.analytic and not np.any(g):
             return False  # all differences zero: a flat step, not evidence of a minimum
-        measure = relative_stationarity(z, f, g)
-        if measure > 100 * self.opts["gtol"] and self.p.fd_scheme == "forward":
+        if relative_stationarity(z, f, g) > gtol:
             return False
-        # near convergence forward differences are too noisy: confirm (and go on) centrally
-        if self.p.fd_scheme == "forward":
-            self.p.fd_scheme = "central"
-            self.log.add(self.guard.stage, "gradient_choice", choice="central differences",
-                         reason="near convergence")
-        g_central = g if measure > 100 * self.opts["gtol"] else self.p.finite_difference(
-            z, f, "central")
-        return g_central is not None and relative_stationarity(z, f, g_central) <= self.opts[
-            "gtol"]
+        if 0.5 * float(g @ H @ g) > 1e-7 * max(1.0, abs(f)):
+            return False
+        if self.p.analytic or self.p.fd_scheme == "central":
+            return True
+        g_central = self.p.finite_difference(z, f, "central")
+        if g_central is not None and relative_stationarity(z, f, g_central) <= gtol:
+            self._central_cache = (np.array(z), g_central)
+            return True
+        self.p.fd_scheme = "central"
+        self.log.add(self.guard.stage, "gradient_choice", choice="central differences",
+                     reason="forward differences too noisy near convergence")
+        return False
+
+    def _refine_gradient(self, z, f):
+        """Forward differences stalled the line search: go on with central ones."""
+        if self.p.analytic or self.p.fd_scheme == "central":
+            return None
+        self.p.fd_scheme = "central"
+        self.log.add(self.guard.stage, "gradient_choice", choice="central differences",
+                     reason="line search stalled with forward differences")
+        return self.p.finite_difference(z, f)
 
     def _best(self):
         return self.p.to_z(self.guard.best_x), self.guard.best_f
@@ -355,8 +376,11 @@ class _Run:
         return verdict
 
     def _accurate_gradient(self, z, f):
+        cache = self._central_cache
+        if cache is not None and np.array_equal(cache[0], z) and not self.p.analytic:
+            return cache[1]
         if self.p.analytic:
-            g = self.p._analytic(z)
+            g = self.p.analytic_gradient(z)
             if g is not None:
                 return g
         return self.p.finite_difference(z, f, "central")

@@ -66,12 +66,31 @@ class ScaledProblem:
         self.njev = 0
         self._bad_gradients = 0
         self._cached: tuple[np.ndarray, np.ndarray] | None = None
+        self._typical_x = np.ones_like(self.scale)
+        self.typical = self._typical_x / self.scale
+
+    def step(self, z: np.ndarray, i: int, base: float) -> float:
+        """Finite-difference step for ``z[i]``: ``base * max(|z_i|, typical_i)``.
+
+        ``typical`` is the size of the start (``|x0|`` capped at 1, and 1 where ``x0`` is
+        0), so a variable of size 0.01 gets steps relative to 0.01, not to 1: with
+        ``max(1, |x|)`` the truncation error swamps the gradient of sensitive small
+        parameters (decay rates, for example).
+        """
+        return base * max(abs(z[i]), self.typical[i])
+
+    def set_typical(self, x0: np.ndarray) -> None:
+        """Typical variable sizes from the start point (see :meth:`step`)."""
+        ax = np.abs(np.asarray(x0, dtype=float))
+        self._typical_x = np.where(ax > 0, np.clip(ax, 1e-8, 1.0), 1.0)
+        self.typical = self._typical_x / self.scale
 
     def set_scale(self, scale: np.ndarray) -> None:
         """Change the scaling (points in ``z`` computed before are no longer valid)."""
         x_lower = None if self.lower is None else self.lower * self.scale
         x_upper = None if self.upper is None else self.upper * self.scale
         self.scale = np.asarray(scale, dtype=float)
+        self.typical = self._typical_x / self.scale
         self.lower = None if x_lower is None else x_lower / self.scale
         self.upper = None if x_upper is None else x_upper / self.scale
         self._cached = None
@@ -80,9 +99,9 @@ class ScaledProblem:
         """True when no forward finite-difference step changes ``f`` at all."""
         for i in range(z.size):
             zi = z.copy()
-            zi[i] += FORWARD_STEP * max(1.0, abs(z[i]))
+            zi[i] += self.step(z, i, FORWARD_STEP)
             if self.upper is not None and zi[i] > self.upper[i]:
-                zi[i] = z[i] - FORWARD_STEP * max(1.0, abs(z[i]))
+                zi[i] = z[i] - self.step(z, i, FORWARD_STEP)
             if self.value(zi) != f:
                 return False
         return True
@@ -102,12 +121,13 @@ class ScaledProblem:
     def grad(self, z: np.ndarray, f: float) -> np.ndarray | None:
         """Gradient in ``z`` at a point whose value ``f`` is known; None if unobtainable."""
         if self.analytic:
-            g = self._analytic(z)
+            g = self.analytic_gradient(z)
             if g is not None:
                 return g
         return self.finite_difference(z, f)
 
-    def _analytic(self, z: np.ndarray) -> np.ndarray | None:
+    def analytic_gradient(self, z: np.ndarray) -> np.ndarray | None:
+        """The analytic (or JAX) gradient in ``z``; None where it failed (recorded)."""
         x = self.to_x(z)
         if self.guard.returns_grad:
             if self._cached is not None and np.array_equal(self._cached[0], z):
@@ -148,7 +168,7 @@ class ScaledProblem:
         base = CENTRAL_STEP if scheme == "central" else FORWARD_STEP
         g = np.empty_like(z)
         for i in range(z.size):
-            h = base * max(1.0, abs(z[i]))
+            h = self.step(z, i, base)
             g_i = self._partial(z, f, i, h, scheme)
             if g_i is None:
                 return None
@@ -186,7 +206,7 @@ class ScaledProblem:
         """
         if not self.analytic:
             return False
-        g = self._analytic(z)
+        g = self.analytic_gradient(z)
         g_fd = self.finite_difference(z, f, "central")
         if g is None or g_fd is None:
             return not self.analytic

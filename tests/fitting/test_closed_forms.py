@@ -37,6 +37,10 @@ def assert_not_worse(ours, dist, ref, x, rtol=1e-7):
                                                              tuple(ref), ref_nll)
 
 
+# Laplace-type likelihoods are flat in the location (here log-scale) between the two
+# middle order statistics of an even sample: any point there is a maximum
+FLAT_MLE = {"loglaplace"}
+
 # (dist name, true shapes, loc, scale, fixed): both fits are analytic for this fixed set
 EXACT = [
     ("halfnorm", (), 0.0, 2.0, {"floc": 0.0}),
@@ -110,6 +114,8 @@ def test_numeric_overrides_not_beaten(case):
     ref = dist.fit(x, **kw)
     assert ours.success
     assert_not_worse(ours, dist, ref, x)
+    if name in FLAT_MLE:
+        return  # the maximum is a set: equal likelihoods are all that can be compared
     # both are the MLE; they differ by the two solvers' tolerances
     np.testing.assert_allclose(ours, ref, rtol=1e-4, atol=1e-4 * scale)
 
@@ -182,10 +188,6 @@ def test_rayleigh_fixed_loc_formula():
 # -- measured bugs ------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="erlang(floc=0): the integer shape is rounded "
-                   "(3.26 -> 3) but the scale is not re-fitted: NLL 1030.81 vs 1026.39 at "
-                   "(3, 0, mean/3), 4.4 units above the best integer shape")
 def test_erlang_integer_shape_with_refitted_scale():
     x = draw(stats.erlang, (3,), 0.0, 2.0)
     ours = robustfit.fit(stats.erlang, x, floc=0)
@@ -195,10 +197,6 @@ def test_erlang_integer_shape_with_refitted_scale():
     assert ours.nll <= best + 1e-7 * abs(best)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="truncpareto(floc=0): no starting point gives a "
-                   "finite likelihood; returns NaN parameters (success=False) where "
-                   "scipy's override reaches NLL 220.33")
 def test_truncpareto_fixed_loc_matches_scipy():
     x = draw(stats.truncpareto, (2.0, 5.0), 0.0, 1.0)
     ours = robustfit.fit(stats.truncpareto, x, floc=0)
@@ -208,11 +206,6 @@ def test_truncpareto_fixed_loc_matches_scipy():
 
 
 @pytest.mark.parametrize("name", ["loguniform", "reciprocal"])
-@pytest.mark.xfail(strict=True, raises=robustfit.OutOfSupportError,
-                   reason="_check_fixed_support evaluates the support with "
-                   "placeholder shapes 1.0 when shapes are free but loc and scale fixed: "
-                   "valid data in [0.5, 4] raise OutOfSupportError ('126 observation(s) lie "
-                   "below 1.0')")
 def test_fixed_loc_and_scale_with_free_shapes_that_set_the_support(name):
     dist = getattr(stats, name)
     x = draw(dist, (0.5, 4.0), 0.0, 1.0)

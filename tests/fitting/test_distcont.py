@@ -100,21 +100,16 @@ SLOW_XFAIL: dict[str, str] = {
 # measured on the default run (n=500): the optimiser stops within ~1e-5 of the optimum,
 # and where the likelihood is flat the three magnitudes' stops differ by more than 1e-6
 # (their standardised samples differ only by rounding, ~1e-14)
-EQUIV_XFAIL = {
-    "burr12": "not converged (success=False at every magnitude): results differ by 0.36 "
-              "(shape d) at (1e6, 1e4) and 0.11 at (-1e-3, 1e-6)",
-    "beta": "success=False at (1e6, 1e4) and (-1e-3, 1e-6); shape a differs by 1.0e-5 and "
-            "2.8e-5 relative",
-    "johnsonsu": "shape a / loc differ by 7.5e-6 at (1e6, 1e4), 5.7e-6 at (-1e-3, 1e-6)",
-    "nakagami": "shape nu differs by 2.7e-6 at (1e6, 1e4), 9.2e-6 at (-1e-3, 1e-6)",
-    "truncnorm": "shape b differs by 2.1e-6 at (-1e-3, 1e-6)",
-    "lomax": "scale differs by 1.2e-6 at (1e6, 1e4)",
-    "halfcauchy": "scale differs by 1.25e-6 at (-1e-3, 1e-6) (closed support edge, 2 params)",
-    "powerlaw": "shape a differs by 1.0e-6 at (-1e-3, 1e-6)",
+# beta(2.3, 0.63): with b < 1 the likelihood is unbounded as loc + scale -> max(x); the
+# fit returns the interior local maximum, reached by Nelder-Mead after BFGS loses
+# precision, so the magnitudes agree only to ~4e-5 and success is not always certified
+EQUIV_XFAIL: dict[str, str] = {
+    "beta": "interior local maximum of an unbounded likelihood, settled by Nelder-Mead: "
+            "magnitudes agree to ~4e-5",
 }
-SUCCESS_XFAIL = {
-    "burr12": "success=False at all three magnitudes although NLL is below the truth's",
-    "beta": "success=False at (1e6, 1e4) and (-1e-3, 1e-6) although NLL is below the truth's",
+SUCCESS_XFAIL: dict[str, str] = {
+    "beta": "b < 1: the likelihood is unbounded at the upper edge; at two magnitudes the "
+            "fit ends on that edge and says so with success=False",
 }
 
 

@@ -70,16 +70,8 @@ PERMUTED = {
     "gamma": stats.gamma, "t": stats.t, "cauchy": stats.cauchy,
     "weibull_max": stats.weibull_max, "genextreme": stats.genextreme,
 }
-# measured: the sums in the likelihood change at rounding level with the order, and the
-# optimiser stops at a different point within its tolerance (sorting the data first, or
-# converging to rounding level, would make the result exactly order-free)
-PERMUTATION_XFAIL = {
-    "gamma": "shuffled data move the scale by 1.3e-8 relative (seed 0)",
-    "t": "shuffled data move df by 7.7e-8 relative (seed 0)",
-    "cauchy": "shuffled data move loc/scale by 7.9e-9 relative (seed 0)",
-    "weibull_max": "shuffled data move the scale by 9.9e-9 relative (seed 0)",
-    "genextreme": "shuffled data move the shape c by 9.4e-5 relative (seed 0)",
-}
+# the fit sorts the standardised data, so no order can change a single rounding
+PERMUTATION_XFAIL: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", [

@@ -1,0 +1,81 @@
+"""The pieces alone: line search, shortest convex combination, guard, docstring examples."""
+
+import doctest
+import importlib
+
+import numpy as np
+import pytest
+
+from robustfit.optimize.linesearch import weak_wolfe_search
+from robustfit.optimize.objective import BudgetExhausted, GuardedObjective
+from robustfit.optimize.stationarity import min_norm_convex_combination
+
+MODULES = ["bfgs", "events", "inputs", "linesearch", "minimize", "objective", "problem",
+           "restarts", "sampling", "stationarity"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples_run(name):
+    mod = importlib.import_module(f"robustfit.optimize.{name}")
+    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0
+
+
+def test_line_search_treats_nan_as_too_long():
+    def f(z):
+        return float(z[0] ** 2) if z[0] < 3 else np.nan
+
+    def g(z, fz):
+        return 2 * z
+
+    z = np.array([-4.0])
+    r = weak_wolfe_search(f, g, z, f(z), g(z, 0), np.array([1.0]), t0=100.0)
+    assert r.ok and np.isfinite(r.f) and r.f < 16
+
+
+def test_line_search_wolfe_conditions_hold():
+    def f(z):
+        return float((z @ z) ** 2)
+
+    def g(z, fz):
+        return 4 * (z @ z) * z
+
+    z = np.array([1.0, 2.0])
+    d = -g(z, 0)
+    r = weak_wolfe_search(f, g, z, f(z), g(z, 0), d, t0=1.0)
+    slope = g(z, 0) @ d
+    assert r.ok
+    assert r.f <= f(z) + 1e-4 * r.t * slope
+    assert r.g @ d >= 0.9 * slope
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_min_norm_matches_a_brute_force_optimum(seed):
+    rng = np.random.default_rng(seed)
+    G = rng.standard_normal((4, 3)) + 0.5
+    d = min_norm_convex_combination(G, iters=2000)
+    w = rng.dirichlet(np.ones(4), size=200_000)
+    brute = np.min(np.linalg.norm(w @ G, axis=1))
+    assert np.linalg.norm(d) <= brute + 1e-9
+    assert np.linalg.norm(d) >= brute - 1e-2
+
+
+def test_guard_budget_and_best():
+    guard = GuardedObjective(lambda x: float(x[0] ** 2), maxfev=2)
+    guard(np.array([2.0]))
+    guard(np.array([1.0]))
+    with pytest.raises(BudgetExhausted):
+        guard(np.array([0.0]))
+    assert guard.best_f == 1.0 and guard.nfev == 2
+    assert guard.history == [(1, 4.0), (2, 1.0)]
+
+
+def test_guard_copies_x():
+    def mutating(x):
+        x[0] = 100.0
+        return 1.0
+
+    guard = GuardedObjective(mutating)
+    x = np.array([1.0])
+    guard(x)
+    assert x[0] == 1.0 and guard.best_x[0] == 1.0

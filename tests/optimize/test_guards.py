@@ -1,0 +1,213 @@
+"""Behaviour under stress: bad points, interrupts, budgets, bad gradients, bad input."""
+
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import robustfit
+from robustfit import InvalidInputError, robust_minimize
+
+
+def rosen(x):
+    return float((1 - x[0]) ** 2 + 100 * (x[1] - x[0] ** 2) ** 2)
+
+
+def test_exceptions_become_recorded_bad_points():
+    def f(x):
+        if x[0] < 0:
+            raise ValueError("negative")
+        return float((x[0] + 1) ** 2 + x[1] ** 2)  # the minimum lies where f raises
+
+    res = robust_minimize(f, [4.0, 1.0])
+    assert res.fun == pytest.approx(1.0, abs=1e-6)  # the best point of the domain
+    assert not res.success  # a gradient of 2 at the domain edge is no minimum
+    bad = [e for e in res.events if e["kind"] == "bad_point"]
+    assert bad and "ValueError" in bad[0]["reason"]
+
+
+def test_nan_region_and_best_point_kept():
+    res = robust_minimize(lambda x: float(np.sum(np.log(x) ** 2)), [0.05, 8.0])
+    assert res.success and np.allclose(res.x, 1.0, atol=1e-5)
+    assert any(e["kind"] == "bad_point" for e in res.events)
+
+
+def test_keyboard_interrupt_returns_best_so_far():
+    calls = [0]
+
+    def f(x):
+        calls[0] += 1
+        if calls[0] == 40:
+            raise KeyboardInterrupt
+        return rosen(x)
+
+    res = robust_minimize(f, [-1.2, 1.0])
+    assert not res.success and res.status == 3
+    assert res.fun == rosen(res.x) and res.fun < rosen([-1.2, 1.0])
+
+
+def test_other_base_exceptions_propagate():
+    def f(x):
+        raise SystemExit(3)
+
+    with pytest.raises(SystemExit):
+        robust_minimize(f, [1.0])
+
+
+def test_maxfev_is_a_hard_limit():
+    calls = [0]
+
+    def f(x):
+        calls[0] += 1
+        return rosen(x)
+
+    res = robust_minimize(f, [-1.2, 1.0], maxfev=25)
+    assert calls[0] == res.nfev <= 25
+    assert not res.success and res.status == 1
+
+
+def test_maxtime_is_a_hard_limit():
+    def slow(x):
+        time.sleep(0.01)
+        return rosen(x)
+
+    t0 = time.perf_counter()
+    res = robust_minimize(slow, [-1.2, 1.0], maxtime=0.2)
+    assert time.perf_counter() - t0 < 0.5
+    assert res.status == 2 and not res.success
+
+
+def test_callback_can_stop_the_run():
+    seen = []
+
+    def cb(x):
+        seen.append(x)
+        if len(seen) == 3:
+            raise StopIteration
+
+    res = robust_minimize(rosen, [-1.2, 1.0], callback=cb)
+    assert len(seen) == 3 and res.status == 5 and not res.success
+
+
+def test_nan_gradient_falls_back_to_finite_differences():
+    def jac(x):
+        return np.array([np.nan, 20 * (x[1] - 1)])
+
+    res = robust_minimize(lambda x: float((x[0] - 3) ** 2 + 10 * (x[1] - 1) ** 2), [0.0, 0.0],
+                          jac=jac)
+    assert res.success and np.allclose(res.x, [3, 1], atol=1e-5)
+    kinds = {e["kind"] for e in res.events}
+    assert {"bad_gradient", "gradient_fallback"} <= kinds
+
+
+def test_wrong_gradient_is_detected():
+    def wrong(x):
+        return np.array([-2 * (1 - x[0]) - 400 * (x[1] - x[0] ** 2), 200 * (x[1] - x[0] ** 2)])
+
+    res = robust_minimize(rosen, [-1.2, 1.0], jac=wrong)
+    assert res.fun < 1e-8
+    assert any(e["kind"] == "gradient_mismatch" for e in res.events)
+
+
+def test_jac_true_and_callable_agree():
+    def fg(x):
+        return rosen(x), np.array([-2 * (1 - x[0]) - 400 * x[0] * (x[1] - x[0] ** 2),
+                                   200 * (x[1] - x[0] ** 2)])
+
+    a = robust_minimize(fg, [-1.2, 1.0], jac=True)
+    b = robust_minimize(rosen, [-1.2, 1.0], jac=lambda x: fg(x)[1])
+    assert a.success and b.success
+    assert np.allclose(a.x, 1, atol=1e-6) and np.allclose(b.x, 1, atol=1e-6)
+    assert b.njev > 0
+
+
+def test_jax_gradient():
+    jnp = pytest.importorskip("jax.numpy")
+
+    def f(x):
+        return (1 - x[0]) ** 2 + 100 * (x[1] - x[0] ** 2) ** 2 + jnp.sum(x * 0)
+
+    res = robust_minimize(f, [-1.2, 1.0], jac="jax")
+    assert res.success and np.allclose(res.x, 1, atol=1e-6)
+    assert res.njev > 0
+
+
+def test_auto_jac_falls_back_when_not_traceable():
+    pytest.importorskip("jax")
+
+    def f(x):
+        return float(rosen(x))  # float() of a tracer fails
+
+    res = robust_minimize(f, [-1.2, 1.0], jac="auto")
+    assert res.success
+    assert any(e["kind"] == "gradient_choice" for e in res.events)
+
+
+def test_import_does_not_import_jax():
+    code = "import sys, robustfit; print('jax' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_bounds():
+    res = robust_minimize(rosen, [0.0, 0.0], bounds=[(-2, 0.5), (None, None)])
+    assert res.x[0] <= 0.5
+    assert res.fun == pytest.approx(0.25, abs=1e-7)  # minimum on the bound x0 = 0.5
+    assert res.success
+
+
+def test_huge_and_badly_scaled_start():
+    res = robust_minimize(lambda x: float((x[0] - 3) ** 2 + 2 * (x[1] + 1) ** 2), [1e8, -1e8])
+    assert res.success and np.allclose(res.x, [3, -1], atol=1e-5)
+
+
+def test_quantised_objective_is_not_called_converged_on_a_flat_step():
+    def f(x):
+        return float(np.floor(((x[0] - 1) ** 2 + (x[1] + 1) ** 2) * 1e4) / 1e4)
+
+    res = robust_minimize(f, [4.0, 3.0])
+    assert res.fun < 2e-4
+    assert any(e["kind"] == "flat_region" for e in res.events)
+
+
+def test_no_finite_point():
+    res = robust_minimize(lambda x: np.nan, [1.0, 2.0], maxfev=200)
+    assert not res.success and res.status == 6 and np.isnan(res.fun)
+
+
+@pytest.mark.parametrize("kwargs,word", [
+    (dict(x0=[np.nan, 1.0]), "x0"),
+    (dict(x0=[]), "x0"),
+    (dict(x0=[1.0, 2.0], bounds=[(0, 1)]), "bounds"),
+    (dict(x0=[1.0], bounds=[(2, 1)]), "bounds"),
+    (dict(x0=[1.0], method="newton"), "method"),
+    (dict(x0=[1.0], maxfev=0), "maxfev"),
+    (dict(x0=[1.0], maxfev=2.5), "maxfev"),
+    (dict(x0=[1.0], maxtime=-1), "maxtime"),
+    (dict(x0=[1.0], options={"gtoll": 1}), "options"),
+    (dict(x0=[1.0], jac="magic"), "jac"),
+    (dict(x0=[1.0, 2.0], method="bfgs", bounds=[(0, 1), (0, 3)]), "bounds"),
+])
+def test_bad_input_names_the_argument(kwargs, word):
+    with pytest.raises(InvalidInputError, match=word):
+        robust_minimize(rosen, **kwargs)
+
+
+def test_result_shape():
+    res = robust_minimize(rosen, [-1.2, 1.0])
+    for key in ("x", "fun", "success", "status", "message", "nfev", "njev", "nit",
+                "restarts", "events", "best_history"):
+        assert key in res
+    fs = [f for _, f in res.best_history]
+    assert fs == sorted(fs, reverse=True) and fs[-1] == res.fun
+    assert "robust_minimize" in robustfit.__all__
+
+
+@pytest.mark.parametrize("method", ["nelder-mead", "powell", "l-bfgs-b", "bfgs"])
+def test_methods(method):
+    res = robust_minimize(rosen, [-1.2, 1.0], method=method)
+    assert res.fun < (1e-4 if method == "powell" else 1e-6)
+    assert res.fun == rosen(res.x)
