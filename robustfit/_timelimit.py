@@ -107,6 +107,7 @@ def run_limited(tasks: Iterable[tuple[Hashable, Callable, tuple]], *, jobs: int,
                 try:
                     status, value, error = conn.recv()
                 except (EOFError, OSError):
+                    running[conn][1].join(timeout=5.0)  # the pipe closes before the exit
                     code = running[conn][1].exitcode
                     finish(conn, Outcome("crashed", error=f"process died (exit code {code})",
                                          seconds=elapsed))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 
@@ -109,6 +110,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _jsonable(obj):
+    """Strict JSON: numpy scalars become floats, NaN/inf become null."""
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, (bool, str)) or obj is None:
+        return obj
+    try:
+        value = float(obj)
+    except (TypeError, ValueError):
+        return str(obj)
+    if isinstance(obj, int):
+        return obj
+    return value if math.isfinite(value) else None
+
+
+def _print_json(obj) -> None:
+    print(json.dumps(_jsonable(obj), indent=2, allow_nan=False))
+
+
 def _load(args) -> tuple:
     from .datafile import read_column
 
@@ -132,7 +154,7 @@ def _cmd_fit(args) -> int:
         result.plot(args.plot)
         report["plot"] = args.plot
     if args.json:
-        print(json.dumps(report, indent=2, default=float))
+        _print_json(report)
     else:
         print(format_fit_report(report))
     return 0
@@ -153,9 +175,8 @@ def _cmd_best(args) -> int:
 
         plot_candidates(x, [(r.name, r.frozen()) for r in ok[:3]], path=args.plot)
     if args.json:
-        print(json.dumps({"source": label, "by": args.by, "n": int(x.size),
-                          "ranking": [r.as_dict() for r in ranking]}, indent=2,
-                         default=float))
+        _print_json({"source": label, "by": args.by, "n": int(x.size),
+                     "ranking": [r.as_dict() for r in ranking]})
         return 0
     from .fitting.report import format_ranking
 

@@ -55,15 +55,17 @@ def svm_problem(n: int = 400, seed: int = 7):
 
 
 def mlp_batch(n: int = 256, corrupt: int = 137, seed: int = 3):
-    """A 8-16-1 tanh MLP's parameters and a regression batch with one NaN feature.
+    """An 8-16-1 tanh MLP (``robustfit.grad.mlp`` layout) and a regression batch in which
+    one record holds a NaN feature.
 
-    Returns ``(params, (x, y), corrupt)``; params is a dict of numpy arrays.
+    Returns ``(params, (x, y), corrupt)``: params is ``[{"w": (8, 16), "b": (16,)},
+    {"w": (16,), "b": ()}]`` of numpy arrays, ``x`` is ``(n, 8)``, ``y`` is ``(n,)``.
     """
     rng = np.random.default_rng(seed)
-    params = {"W1": rng.normal(0, 0.5, (8, 16)), "b1": np.zeros(16),
-              "W2": rng.normal(0, 0.5, (16, 1)), "b2": np.zeros(1)}
+    params = [{"w": rng.standard_normal((8, 16)) / np.sqrt(8), "b": 0.1 * rng.standard_normal(16)},
+              {"w": rng.standard_normal(16) / 4.0, "b": np.array(0.0)}]
     x = rng.normal(size=(n, 8))
-    y = np.sin(x[:, :1]) + 0.1 * rng.normal(size=(n, 1))
+    y = np.sin(x[:, 0]) + 0.1 * rng.normal(size=n)
     x[corrupt, 2] = np.nan  # a sensor dropout in one record
     return params, (x, y), corrupt
 
@@ -159,55 +161,67 @@ def scenario_svm(say: Callable[[str], None]) -> str:
     return f"robust_minimize ended HIGHER than fmin_bfgs ({res.fun:.8g} > {f_b:.8g})"
 
 
-def _mlp_loss(jnp):
+def _jax_mlp_loss(jnp):
+    """The same loss as ``robustfit.grad.mlp(("tanh",))``, written out in jax.numpy."""
+
     def loss(p, sample):
         x, y = sample
-        h = jnp.tanh(x @ p["W1"] + p["b1"])
-        return jnp.sum((h @ p["W2"] + p["b2"] - y) ** 2)
+        h = jnp.tanh(x @ p[0]["w"] + p[0]["b"])
+        return 0.5 * (h @ p[1]["w"] + p[1]["b"] - y) ** 2
 
     return loss
+
+
+def _naive_jax(params, batch, say) -> None:
+    """What one does without per-sample tools: a batch gradient, then a Python loop."""
+    import jax
+    import jax.numpy as jnp
+
+    loss = _jax_mlp_loss(jnp)
+    jp = jax.tree_util.tree_map(jnp.asarray, params)
+    jx, jy = (jnp.asarray(a) for a in batch)
+    mean_grad = jax.grad(lambda p: jnp.mean(jax.vmap(loss, (None, 0))(p, (jx, jy))))(jp)
+    n_bad = sum(int(jnp.sum(~jnp.isfinite(g))) for g in jax.tree_util.tree_leaves(mean_grad))
+    say(f"  batch-mean jax.grad                 {n_bad} non-finite gradient entries; "
+        "which sample? it cannot say")
+    g1 = jax.jit(jax.grad(loss))
+    t0 = time.perf_counter()
+    bad = [i for i in range(jx.shape[0]) if not all(
+        bool(jnp.all(jnp.isfinite(g))) for g in jax.tree_util.tree_leaves(
+            g1(jp, (jx[i], jy[i]))))]
+    say(f"  naive Python loop of jax.grad       non-finite samples {bad} "
+        f"({time.perf_counter() - t0:.2f} s)")
 
 
 def scenario_gradients(say: Callable[[str], None]) -> str:
     params, batch, corrupt = mlp_batch()
     n = batch[0].shape[0]
-    say(f"Per-sample squared gradients of an 8-16-1 MLP on {n} samples; one record "
+    say(f"Per-sample squared gradients of an 8-16-1 tanh MLP on {n} samples; one record "
         "holds a NaN")
     try:
-        import jax
-        import jax.numpy as jnp
+        import jax  # noqa: F401
     except ImportError:
-        say("  JAX is not installed (pip install 'robustfit[jax]')")
-        return "SKIPPED: needs JAX for this scenario"
-    jax.config.update("jax_enable_x64", True)
-    loss = _mlp_loss(jnp)
-    jp = jax.tree_util.tree_map(jnp.asarray, params)
-    jb = tuple(jnp.asarray(a) for a in batch)
-
-    mean_grad = jax.grad(lambda p: jnp.mean(jax.vmap(loss, (None, 0))(p, jb)))(jp)
-    n_nan = sum(int(jnp.sum(~jnp.isfinite(g))) for g in jax.tree_util.tree_leaves(mean_grad))
-    say(f"  batch-mean jax.grad                 {n_nan} non-finite gradient entries; "
-        "which sample? it cannot say")
-    g1 = jax.jit(jax.grad(loss))
-    t0 = time.perf_counter()
-    bad = [i for i in range(n) if not all(
-        bool(jnp.all(jnp.isfinite(g))) for g in jax.tree_util.tree_leaves(
-            g1(jp, (jb[0][i], jb[1][i]))))]
-    t_loop = time.perf_counter() - t0
-    say(f"  naive Python loop of jax.grad       non-finite samples {bad} ({t_loop:.2f} s)")
+        say("  (JAX not installed: the naive JAX comparison is skipped; robustfit uses "
+            "its NumPy backend)")
+    else:
+        _naive_jax(params, batch, say)
     try:
         from robustfit import NonFiniteGradientError, per_sample_grad_sq
+        from robustfit.grad import mlp
     except (ImportError, AttributeError):
         say("  robustfit.per_sample_grad_sq        not available in this build")
         return "SKIPPED: robustfit.per_sample_grad_sq is not available in this build"
-    t0 = time.perf_counter()
-    try:
-        per_sample_grad_sq(loss, jp, jb, nan_policy="raise")
-    except NonFiniteGradientError as exc:
-        found = [int(i) for i in np.asarray(exc.indices).ravel()]
-        t_rf = time.perf_counter() - t0
+    times, found = [], None
+    for _ in range(2):  # the first call includes compilation (JAX); the second is warm
+        t0 = time.perf_counter()
+        try:
+            per_sample_grad_sq(mlp(("tanh",)), params, batch, nan_policy="raise")
+        except NonFiniteGradientError as exc:
+            found = [int(i) for i in np.asarray(exc.indices).ravel()]
+        times.append(time.perf_counter() - t0)
+    if found is not None:
         say(f"  per_sample_grad_sq(nan_policy='raise') NonFiniteGradientError, indices "
-            f"{found} ({t_rf:.2f} s)")
+            f"{found} ({times[0]:.2f} s first call, {1e3 * times[1]:.1f} ms warm)")
         if found == [corrupt]:
             return f"per_sample_grad_sq named the corrupted sample, index {corrupt}"
         return f"per_sample_grad_sq named {found}, but the corrupted sample is {corrupt}"
