@@ -28,6 +28,9 @@ N_OPTIMIZED = 3  # best-scoring distinct candidates that get a local optimisatio
 VERIFY_SIZE = 2_000_000  # up to this size the final NLL is recomputed in user units
 # a further start, racing a converged one, is finished only if after RACE_ITERATIONS
 # BFGS iterations it is within RACE_MARGIN log-likelihood units of it (or better)
+# evaluations one local optimisation may use, per free parameter (+1): a start that has
+# not converged by then is wandering towards a degenerate limit (data far from the family)
+EVALS_PER_PARAMETER = 400
 MIN_STARTS = 2  # local optimisations made even when the first one converged
 RACE_ITERATIONS = 8
 RACE_MARGIN = 2.0
@@ -425,7 +428,8 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
         return crit(theta) / (1 if objective is not None else scale)
 
     per_obs = 1 if objective is not None else scale
-    res = minimize_local(f, t0, hess_inv0=hess_inv0, race=None if race is None else
+    res = minimize_local(f, t0, maxfev=EVALS_PER_PARAMETER * (t0.size + 1),
+                         hess_inv0=hess_inv0, race=None if race is None else
                          (RACE_ITERATIONS, race[0] / per_obs, race[1] / per_obs))
     if not isinstance(nll, CensoredNLL):
         res = _settle_on_edge(par, f, res)
@@ -468,7 +472,7 @@ def _settle_on_edge(par: Parameterization, f, res):
         for subset in itertools.combinations(small, k):
             t = np.array(res.t, dtype=float)
             t[list(subset)] = _AT_EDGE_T
-            edge = minimize_local(f, t)
+            edge = minimize_local(f, t, maxfev=EVALS_PER_PARAMETER * (t.size + 1))
             if edge.fun <= best.fun:
                 best = replace(edge, message=f"{res.message}; on the support's edge: "
                                f"{edge.message}", nfev=res.nfev + edge.nfev,

@@ -171,7 +171,7 @@ def _newton_polish(tracker, msgs, hess_inv=None, steps: int = 3) -> None:
         msgs.append(f"{taken} Newton polish step(s)")
 
 
-def _central_restarts(tracker, msgs, rounds: int = 3, gtol: float = 1e-5) -> bool:
+def _central_restarts(tracker, msgs, rounds: int = 2, gtol: float = 1e-5) -> bool:
     """Fresh BFGS runs from the best point with central differences.
 
     Forward differences limit BFGS to a gradient accuracy of ~sqrt(eps); on ridges that
