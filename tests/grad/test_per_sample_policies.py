@@ -172,7 +172,8 @@ def test_chunk_size_follows_memory_budget():
     params, batch = case.make(np.random.default_rng(0), 100, np.float32)
     _, info = per_sample_grad_sq(case.loss, params, batch, fast_path=False,
                                  memory_budget=3 * 4 * 14 * 10, return_info=True)
-    assert info.chunk_size == 10  # 14 params x 4 bytes x 3 copies per sample
+    # 14 params x 4 bytes x 3 copies per sample: 10 per chunk, 100 samples in 10 chunks
+    assert info.chunk_size == 10
     _, info = per_sample_grad_sq(case.loss, params, batch, return_info=True)
     assert info.chunk_size == 100
 
