@@ -23,7 +23,7 @@ from . import jaxpr_dense
 from .array_backend import spec_signals
 from .signals import FullSignal
 from .specs import DenseModel
-from .statistics import accumulation_dtype, all_finite, chunk_statistics
+from .statistics import accumulation_dtype, chunk_statistics
 
 #: Default bytes the per-sample gradients of one chunk may occupy.
 DEFAULT_MEMORY_BUDGET = 256 * 2**20
@@ -150,6 +150,11 @@ def _compile(
         )
 
     def run(leaves: list, batch_leaves: list) -> tuple:
+        value, finite = reduce_all(leaves, batch_leaves)
+        finite_leaves = [jnp.all(jnp.isfinite(v)) for v in jax.tree_util.tree_leaves(value)]
+        return value, finite, jnp.all(jnp.stack(finite_leaves))
+
+    def reduce_all(leaves: list, batch_leaves: list) -> tuple:
         if n_chunks == 1:
             return reduce_chunk(leaves, batch_leaves, jnp.ones((n,), dtype=bool))
         pad = n_chunks * chunk - n
@@ -212,8 +217,8 @@ def jax_statistics(
     for check in (False, True):
         if check not in entry:
             entry[check] = _compile(loss, route, params, batch, n, stat, mask_nonfinite, check)
-        value, finite = entry[check](leaves, batch_leaves)
-        if all_finite(value, jnp):
+        value, finite, ok = entry[check](leaves, batch_leaves)
+        if ok:
             break
     unflatten = lambda ls: jax.tree_util.tree_unflatten(treedef, ls)  # noqa: E731
     return value, np.asarray(finite), unflatten, route
