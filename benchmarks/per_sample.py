@@ -11,6 +11,10 @@ For a plain ``jax.numpy`` MLP (no robustfit specs) of 1e3...1e6 parameters and b
   ``--vmap-cap`` batch x params elements, where it needs many GB),
 * ``loop``         -- a naive Python loop of jitted per-sample gradients (small sizes only).
 
+The ratios ``auto / batched_grad`` and ``generic / vmap`` are timed interleaved in the same
+process (after its peak memory is recorded), because separate processes minutes apart see
+different load on a shared machine.
+
 Each measurement runs in its own subprocess so that its peak RSS (``ru_maxrss``) is its
 own. ``auto`` and ``generic`` also report the relative error against a float64 per-sample
 loop. Results go to ``benchmarks/results/per_sample_cpu.json`` (``--gpu``:
@@ -102,31 +106,32 @@ def child(spec: dict) -> dict:
     loss = mlp_loss
     method = spec["method"]
 
-    def mean_sq(grads):
-        return jax.tree_util.tree_map(lambda g: jnp.mean(g * g, axis=0), grads)
-
-    if method == "batched_grad":
-        f = jax.jit(jax.grad(lambda p, b: jnp.mean(jax.vmap(loss, (None, 0))(p, b))))
-        run = lambda: f(params, batch)  # noqa: E731
-    elif method == "auto":
-        run = lambda: per_sample_grad_sq(loss, params, batch)  # noqa: E731
-    elif method == "generic":
-        run = lambda: per_sample_grad_sq(loss, params, batch, fast_path=False)  # noqa: E731
-    elif method == "vmap":
-        f = jax.jit(lambda p, b: mean_sq(jax.vmap(jax.grad(loss), (None, 0))(p, b)))
-        run = lambda: f(params, batch)  # noqa: E731
-    else:
+    def make_run(method: str):
+        if method == "batched_grad":
+            f = jax.jit(jax.grad(lambda p, b: jnp.mean(jax.vmap(loss, (None, 0))(p, b))))
+            return lambda: f(params, batch)
+        if method == "auto":
+            return lambda: per_sample_grad_sq(loss, params, batch)
+        if method == "generic":
+            return lambda: per_sample_grad_sq(loss, params, batch, fast_path=False)
+        if method == "vmap":
+            f = jax.jit(lambda p, b: jax.tree_util.tree_map(
+                lambda g: jnp.mean(g * g, axis=0), jax.vmap(jax.grad(loss), (None, 0))(p, b)
+            ))
+            return lambda: f(params, batch)
         g = jax.jit(jax.grad(loss))
         acc = jax.jit(lambda a, x: jax.tree_util.tree_map(lambda u, v: u + v * v, a, x))
         n = spec["batch"]
 
-        def run():
+        def loop():
             total = jax.tree_util.tree_map(jnp.zeros_like, params)
             for i in range(n):
                 sample = jax.tree_util.tree_map(lambda a, i=i: a[i], batch)
                 total = acc(total, g(params, sample))
             return jax.tree_util.tree_map(lambda t: t / n, total)
+        return loop
 
+    run = make_run(method)
     rss_setup = _rss_mb()
     t0 = time.perf_counter()
     out = jax.block_until_ready(run())
@@ -141,6 +146,19 @@ def child(spec: dict) -> dict:
         **spec, "n_params": n_params, "widths": list(widths), "time_s": min(times),
         "first_call_s": first, "peak_rss_mb": peak, "setup_rss_mb": rss_setup,
     }
+    if spec.get("paired"):
+        # Timings taken in separate processes minutes apart drift with the machine's
+        # load; the ratio that the targets are judged on is timed here, interleaved.
+        base = make_run(spec["paired"])
+        jax.block_until_ready(base())
+        mine, theirs = [], []
+        for _ in range(max(2, spec["repeats"])):
+            for fn, into in ((run, mine), (base, theirs)):
+                t0 = time.perf_counter()
+                jax.block_until_ready(fn())
+                into.append(time.perf_counter() - t0)
+        result["paired"] = {"baseline": spec["paired"], "time_s": min(mine),
+                            "baseline_time_s": min(theirs), "ratio": min(mine) / min(theirs)}
     if method in ("auto", "generic") and spec.get("error"):
         ref, how = _reference_mean_sq(loss, params, batch, reference_per_sample_grads)
         result["rel_error_vs_f64"] = _relative_error(jax.tree_util.tree_leaves(out), ref)
@@ -174,6 +192,8 @@ def grid(args: argparse.Namespace) -> list[dict]:
                 specs.append({
                     "method": method, "n_params": n_params, "batch": batch,
                     "repeats": 1 if n_params * batch >= 5e8 else 3,
+                    "paired": {"auto": "batched_grad", "generic": "vmap"}.get(method)
+                    if method == "auto" or n_params * batch <= args.vmap_cap else None,
                     "error": n_params * batch <= (
                         args.error_cap if method == "auto" else args.error_cap / 8
                     ),
@@ -191,10 +211,9 @@ def summarise(results: list[dict]) -> dict:
         def t(name, m=m):
             return m.get(name, {}).get("time_s")
         row = {"n_params": n_params, "batch": batch}
-        if t("auto") and t("batched_grad"):
-            row["auto_over_batched_grad"] = t("auto") / t("batched_grad")
-        if t("generic") and t("vmap"):
-            row["generic_over_vmap"] = t("generic") / t("vmap")
+        for name, key in (("auto", "auto_over_batched_grad"), ("generic", "generic_over_vmap")):
+            if "paired" in m.get(name, {}):
+                row[key] = m[name]["paired"]["ratio"]  # interleaved in one process
         if t("loop") and t("auto"):
             row["loop_over_auto"] = t("loop") / t("auto")
         for name in ("auto", "generic", "vmap", "batched_grad"):
@@ -204,6 +223,38 @@ def summarise(results: list[dict]) -> dict:
                 row[f"{name}_rel_error"] = m[name]["rel_error_vs_f64"]
         rows.append(row)
     return {"ratios": rows}
+
+
+def markdown_table(payload: dict) -> str:
+    """The results as the Markdown table used in docs/per_sample_gradients.md."""
+    times = {(r["method"], r["n_params"], r["batch"]): r for r in payload["results"]}
+    lines = [
+        "| params | batch | batched grad | auto | auto / batched | auto peak | generic "
+        "| vmap | generic / vmap | generic peak | naive loop | auto rel. error |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+
+    def sec(method, p, b):
+        r = times.get((method, p, b), {})
+        return f"{r['time_s']:.3g} s" if "time_s" in r else "--"
+
+    def peak(method, p, b):
+        r = times.get((method, p, b), {})
+        return f"{r['peak_rss_mb']:.0f} MB" if "peak_rss_mb" in r else "--"
+
+    for row in payload["ratios"]:
+        p, b = row["n_params"], row["batch"]
+        auto = times.get(("auto", p, b), {})
+        ratio = lambda k, row=row: f"{row[k]:.2f}x" if k in row else "--"  # noqa: E731
+        err = auto.get("rel_error_vs_f64")
+        lines.append(
+            f"| {p:,} | {b} | {sec('batched_grad', p, b)} | {sec('auto', p, b)} "
+            f"| {ratio('auto_over_batched_grad')} | {peak('auto', p, b)} "
+            f"| {sec('generic', p, b)} | {sec('vmap', p, b)} | {ratio('generic_over_vmap')} "
+            f"| {peak('generic', p, b)} | {sec('loop', p, b)} "
+            f"| {f'{err:.1e}' if err is not None else '--'} |"
+        )
+    return "\n".join(lines)
 
 
 def device_info(gpu: bool) -> dict:
@@ -263,7 +314,14 @@ def main() -> None:
                         help="largest batch x params for the float64-loop error check")
     parser.add_argument("--timeout", type=float, default=300, help="seconds per measurement")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--table", action="store_true",
+                        help="print the saved results as a Markdown table and exit")
     args = parser.parse_args()
+    if args.table:
+        name = "per_sample_gpu.json" if args.gpu else "per_sample_cpu.json"
+        path = args.out or ROOT / "benchmarks" / "results" / name
+        print(markdown_table(json.loads(path.read_text())))
+        return
     if args.child:
         print(json.dumps(child(json.loads(args.child))))
         return

@@ -57,7 +57,8 @@ def per_sample_grad_sq(
     batch : pytree of arrays
         Samples, each leaf with the same leading batch size ``n >= 1``.
     reduction : {"mean", "sum", "none"}
-        ``"none"`` returns each leaf with a leading batch axis.
+        ``"none"`` returns each leaf with a leading batch axis (without the rows of
+        samples dropped by ``nan_policy="omit"``; ``info.omitted`` lists them).
     backend : {"auto", "jax", "cupy", "numpy"}
         ``"auto"``: CuPy for CuPy arrays, else JAX when installed, else NumPy. The NumPy
         and CuPy backends need a model spec as ``loss`` or a ``grad_fn``.

@@ -205,3 +205,16 @@ def test_grad_fn_with_wrong_shape_is_named():
     with pytest.raises(InvalidInputError, match="grad_fn returned a leaf of shape"):
         per_sample_grad_sq(mlp(), params, (np.ones((4, 3)),), backend="numpy",
                            grad_fn=lambda p, b: {"w": np.ones(3)})
+
+
+def test_import_robustfit_does_not_import_jax_or_cupy():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, robustfit, robustfit.grad; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('jax', 'cupy')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
