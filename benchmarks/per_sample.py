@@ -212,7 +212,7 @@ def summarise(results: list[dict]) -> dict:
             return m.get(name, {}).get("time_s")
         row = {"n_params": n_params, "batch": batch}
         for name, key in (("auto", "auto_over_batched_grad"), ("generic", "generic_over_vmap")):
-            if "paired" in m.get(name, {}):
+            if m.get(name, {}).get("paired"):
                 row[key] = m[name]["paired"]["ratio"]  # interleaved in one process
         if t("loop") and t("auto"):
             row["loop_over_auto"] = t("loop") / t("auto")
@@ -332,6 +332,8 @@ def main() -> None:
         shown = r.get("skipped") or f"{r['time_s']:.4f} s, peak {r['peak_rss_mb']:.0f} MB"
         print(f"{spec['method']:>13} params={r['n_params']:>8} batch={r['batch']:>5}: {shown}",
               flush=True)
+        partial = Path("/tmp") / "per_sample_partial.json"  # survives a crash mid-grid
+        partial.write_text(json.dumps(results))
     if args.gpu:
         sys.path.insert(0, str(ROOT))
         try:
