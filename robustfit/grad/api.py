@@ -57,7 +57,8 @@ def per_sample_grad_sq(
     batch : pytree of arrays
         Samples, each leaf with the same leading batch size ``n >= 1``.
     reduction : {"mean", "sum", "none"}
-        ``"none"`` returns each leaf with a leading batch axis.
+        ``"none"`` returns each leaf with a leading batch axis (without the rows of
+        samples dropped by ``nan_policy="omit"``; ``info.omitted`` lists them).
     backend : {"auto", "jax", "cupy", "numpy"}
         ``"auto"``: CuPy for CuPy arrays, else JAX when installed, else NumPy. The NumPy
         and CuPy backends need a model spec as ``loss`` or a ``grad_fn``.
@@ -104,8 +105,9 @@ def per_sample_grad_sq(
     >>> params = {"w": jnp.array([1.0, -1.0]), "b": jnp.array(0.5)}
     >>> batch = (jnp.array([[1.0, 2.0], [3.0, 4.0]]), jnp.array([0.0, 1.0]))
     >>> sq, info = robustfit.per_sample_grad_sq(loss, params, batch, return_info=True)
-    >>> [round(float(v), 4) for v in sq["w"]]
-    [0.3125, 1.0]
+    >>> # residuals -0.5 and -1.5: g_w = -0.5 * [1, 2] and -1.5 * [3, 4]
+    >>> [float(v) for v in sq["w"]]  # mean of [0.25, 1] and [20.25, 36]
+    [10.25, 18.5]
     >>> info.paths
     {'b': 'bias', 'w': 'dense'}
     """

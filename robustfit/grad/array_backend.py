@@ -17,7 +17,7 @@ from . import _tree
 from .derivatives import backward
 from .signals import FullSignal
 from .specs import DenseModel
-from .statistics import accumulation_dtype, chunk_statistics
+from .statistics import accumulation_dtype, all_finite, chunk_statistics
 
 
 def _take(batch_leaves: list, start: int, stop: int) -> list:
@@ -82,10 +82,13 @@ def array_statistics(
             else:
                 losses, signals = spec_signals(loss, params, sub, xp)
             valid = xp.ones((stop - start,), dtype=bool)
-            value, finite = chunk_statistics(
-                losses, signals, dtypes, stat=stat, valid=valid,
-                mask_nonfinite=mask_nonfinite, xp=xp,
-            )
+            for check in (False, True):
+                value, finite = chunk_statistics(
+                    losses, signals, dtypes, stat=stat, valid=valid,
+                    mask_nonfinite=mask_nonfinite, check_gradients=check, xp=xp,
+                )
+                if all_finite(value, xp):
+                    break
             parts.append(value)
             finite_parts.append(finite)
     if stat == "sum":

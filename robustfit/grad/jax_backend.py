@@ -46,10 +46,15 @@ class Route:
 def choose_chunk_size(
     per_sample_elements: int, itemsize: int, n: int, budget: int | None
 ) -> int:
-    """Largest chunk whose per-sample intermediates fit in ``budget`` bytes (at least 1)."""
+    """Chunk size whose per-sample intermediates fit in ``budget`` bytes (at least 1).
+
+    The batch is split into the fewest chunks that fit, of equal size, so that padding
+    the last chunk wastes fewer than one sample per chunk.
+    """
     budget = DEFAULT_MEMORY_BUDGET if budget is None else budget
     per_sample = max(1, _COPIES * per_sample_elements * itemsize)
-    return int(min(n, max(1, budget // per_sample)))
+    largest = int(min(n, max(1, budget // per_sample)))
+    return math.ceil(n / math.ceil(n / largest))
 
 
 def _signature(tree: Any) -> tuple:
@@ -92,9 +97,10 @@ def plan_route(
         per_sample = sum(int(np.prod(x.shape)) for x in leaves)
     else:
         paths = plan.kinds
-        tap_sizes = [
-            int(np.prod(plan.closed_jaxpr.jaxpr.eqns[t.eqn].invars[t.other].aval.shape))
-            + int(np.prod(plan.closed_jaxpr.jaxpr.eqns[t.eqn].outvars[0].aval.shape))
+        eqns = plan.closed_jaxpr.jaxpr.eqns
+        tap_sizes = [  # per tap: the output gradient, plus the input of a dense product
+            int(np.prod(eqns[t.eqn].outvars[0].aval.shape))
+            + (int(np.prod(eqns[t.eqn].invars[t.other].aval.shape)) if t.kind == "dense" else 0)
             for t in plan.taps
         ]
         per_sample = sum(int(np.prod(leaves[i].shape)) for i in plan.generic_leaves)
@@ -126,7 +132,8 @@ def _signals_fn(loss: Any, route: Route, treedef: Any, batch_treedef: Any) -> Ca
 
 
 def _compile(
-    loss: Any, route: Route, params: Any, batch: Any, n: int, stat: str, mask: bool
+    loss: Any, route: Route, params: Any, batch: Any, n: int, stat: str, mask: bool,
+    check: bool,
 ) -> Callable:
     leaves, treedef = jax.tree_util.tree_flatten(params)
     batch_treedef = jax.tree_util.tree_structure(batch)
@@ -138,10 +145,16 @@ def _compile(
     def reduce_chunk(leaves: list, chunk_leaves: list, valid: Any) -> tuple:
         losses, signals = signals_of(leaves, chunk_leaves)
         return chunk_statistics(
-            losses, signals, dtypes, stat=stat, valid=valid, mask_nonfinite=mask, xp=jnp
+            losses, signals, dtypes, stat=stat, valid=valid, mask_nonfinite=mask,
+            check_gradients=check, xp=jnp,
         )
 
     def run(leaves: list, batch_leaves: list) -> tuple:
+        value, finite = reduce_all(leaves, batch_leaves)
+        finite_leaves = [jnp.all(jnp.isfinite(v)) for v in jax.tree_util.tree_leaves(value)]
+        return value, finite, jnp.all(jnp.stack(finite_leaves))
+
+    def reduce_all(leaves: list, batch_leaves: list) -> tuple:
         if n_chunks == 1:
             return reduce_chunk(leaves, batch_leaves, jnp.ones((n,), dtype=bool))
         pad = n_chunks * chunk - n
@@ -187,17 +200,25 @@ def jax_statistics(
         hash(key)
     except TypeError:  # an unhashable loss (e.g. a callable with mutable state)
         key = None
-    cached = _CACHE.get(key) if key is not None else None
-    if cached is None:
+    entry = _CACHE.get(key) if key is not None else None
+    if entry is None:
         route = plan_route(loss, params, batch, n, chunk_size, memory_budget, fast_path)
-        cached = (route, _compile(loss, route, params, batch, n, stat, mask_nonfinite))
+        entry = {"route": route}
         if key is not None:
-            _CACHE[key] = cached
+            _CACHE[key] = entry
             while len(_CACHE) > _CACHE_SIZE:
                 _CACHE.popitem(last=False)
     else:
         _CACHE.move_to_end(key)
-    route, fn = cached
-    value, finite = fn(leaves, jax.tree_util.tree_leaves(batch))
+    route = entry["route"]
+    batch_leaves = jax.tree_util.tree_leaves(batch)
+    # First without inspecting every materialised gradient; rerun with the check only
+    # when the result is not finite (see robustfit.grad.statistics).
+    for check in (False, True):
+        if check not in entry:
+            entry[check] = _compile(loss, route, params, batch, n, stat, mask_nonfinite, check)
+        value, finite, ok = entry[check](leaves, batch_leaves)
+        if ok:
+            break
     unflatten = lambda ls: jax.tree_util.tree_unflatten(treedef, ls)  # noqa: E731
     return value, np.asarray(finite), unflatten, route

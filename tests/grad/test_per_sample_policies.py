@@ -172,7 +172,8 @@ def test_chunk_size_follows_memory_budget():
     params, batch = case.make(np.random.default_rng(0), 100, np.float32)
     _, info = per_sample_grad_sq(case.loss, params, batch, fast_path=False,
                                  memory_budget=3 * 4 * 14 * 10, return_info=True)
-    assert info.chunk_size == 10  # 14 params x 4 bytes x 3 copies per sample
+    # 14 params x 4 bytes x 3 copies per sample: 10 per chunk, 100 samples in 10 chunks
+    assert info.chunk_size == 10
     _, info = per_sample_grad_sq(case.loss, params, batch, return_info=True)
     assert info.chunk_size == 100
 
@@ -204,3 +205,16 @@ def test_grad_fn_with_wrong_shape_is_named():
     with pytest.raises(InvalidInputError, match="grad_fn returned a leaf of shape"):
         per_sample_grad_sq(mlp(), params, (np.ones((4, 3)),), backend="numpy",
                            grad_fn=lambda p, b: {"w": np.ones(3)})
+
+
+def test_import_robustfit_does_not_import_jax_or_cupy():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, robustfit, robustfit.grad; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('jax', 'cupy')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"

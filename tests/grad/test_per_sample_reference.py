@@ -42,7 +42,9 @@ def _run(dtype, fn, *args, **kwargs):
 @pytest.mark.parametrize(
     "name, fast_path, dtype",
     [(m, f, np.float32) for m in sorted(CASES) for f in (True, False)]
-    + [(m, True, np.float64) for m in sorted(CASES)]
+    + [(m, True, np.float64) for m in ("mlp", "rnn", "logistic")]
+    + [pytest.param(m, True, np.float64, marks=pytest.mark.slow)
+       for m in sorted(CASES) if m not in ("mlp", "rnn", "logistic")]
     + [pytest.param(m, False, np.float64, marks=pytest.mark.slow) for m in sorted(CASES)],
     ids=lambda v: {True: "auto", False: "generic"}.get(v, getattr(v, "__name__", str(v))),
 )
