@@ -362,6 +362,11 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
             best = (nll_full, polish[0], polish[2] or best[2], best[3], polish[3], polish[1],
                     polish[4])
 
+    if objective is None and spec.loc_index not in fixed_z and _vanishes_at_centre(
+            dist, best[1][:spec.n_shapes]):
+        best = _scan_location(spec, best, target, full, fixed_z, summary, gap_floor,
+                              attempts)
+
     theta = best[1]
     theta = _round_integral_shapes(spec, theta, full, fixed_z, summary, gap_floor)
     nll = full(theta)
@@ -370,6 +375,38 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     message = ("converged" if success else "optimiser did not report convergence"
                if valid else "no parameters with a finite likelihood were found")
     return theta, nll, success, f"{message} ({best[4]})", best[3], attempts
+
+
+LOCATION_SHIFTS = (-0.3, -0.15, -0.08, -0.04, -0.02, 0.02, 0.04, 0.08, 0.15, 0.3)
+
+
+def _vanishes_at_centre(dist, shapes) -> bool:
+    """Whether the standard density is zero at 0 inside its support (dweibull with
+    c > 1, dgamma with a > 1): the likelihood then has a local maximum in ``loc`` between
+    every pair of neighbouring observations near the centre."""
+    try:
+        a, b = support(dist, tuple(shapes))
+        with np.errstate(all="ignore"):
+            return bool(a < 0 < b and not np.isfinite(dist.logpdf(0.0, *shapes)))
+    except Exception:
+        return False
+
+
+def _scan_location(spec, best, target, full, fixed_z, summary, gap_floor, attempts):
+    """Starts with ``loc`` shifted by fractions of the scale, each racing the best: the
+    way out of the local maxima of a likelihood that is multimodal in ``loc``."""
+    for shift in LOCATION_SHIFTS:
+        theta = np.array(best[1], dtype=float)
+        theta[spec.loc_index] += shift * theta[spec.scale_index]
+        race = (best[5] + max(RACE_MARGIN, 1e-3 * abs(best[5])), best[5])
+        res = _optimize_from(spec, Candidate("location_scan", theta), target, None, fixed_z,
+                             summary, gap_floor, race=race, hess_inv0=best[6])
+        attempts.append(res[-1])
+        if res[0] is not None and res[2]:
+            nll_full = full(res[0]) if target is not full else res[1]
+            if nll_full < best[0]:
+                best = (nll_full, res[0], res[2], best[3], res[3], res[1], res[4])
+    return best
 
 
 def _support_kind_varies(dist, spec: FitSpec, fixed_z: dict) -> bool:
