@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .optimizer import minimize_local
+from .optimizer import LocalResult, minimize_local
 from .parameterization import Parameterization
 
 EDGE_GAP = 1e-3  # a gap (standardised units) this small means "heading for the edge"
@@ -36,19 +36,20 @@ def _unbounded_at_edge(par: Parameterization, f, res) -> bool:
     return bool(rise[1] > 1e-12 and rise[0] > 0.2 * rise[1])
 
 
-def settle_on_edge(par: Parameterization, f, res, maxfev: int):
+def settle_on_edge(par: Parameterization, f, res, maxfev: int, race=None):
     """Where the optimum is on an edge of the support (genpareto's loc at the smallest
     observation), BFGS only creeps towards gap -> 0: put small gaps at their floor and
     re-fit the rest, so every magnitude ends at the same point. If the likelihood keeps
-    growing on the way to the edge (beta with b < 1), no maximum exists: say so."""
+    growing on the way to the edge (beta with b < 1), no maximum exists: say so.
+
+    ``race`` is passed on to :func:`minimize_local` (a racing start stays one here too).
+    """
     small = [p for p in par.gap_positions() if _AT_EDGE_T < res.t[p] < np.log(EDGE_GAP)]
     best = res
     for k in range(1, len(small) + 1):
         for subset in itertools.combinations(small, k):
-            t = np.array(res.t, dtype=float)
-            t[list(subset)] = _AT_EDGE_T
-            edge = minimize_local(f, t, maxfev=maxfev)
-            if edge.fun <= best.fun:
+            edge = _fit_with_gaps_at_edge(f, res.t, list(subset), maxfev, race)
+            if edge.fun <= best.fun and not edge.abandoned:  # abandoned: unfinished
                 best = replace(edge, message=f"{res.message}; on the support's edge: "
                                f"{edge.message}", nfev=res.nfev + edge.nfev,
                                success=edge.success or res.success)
@@ -59,3 +60,33 @@ def settle_on_edge(par: Parameterization, f, res, maxfev: int):
                        "unbounded at the support's edge: no maximum exists, the estimate "
                        "puts the edge at the extreme observation")
     return best
+
+
+def _fit_with_gaps_at_edge(f, t, at_edge: list[int], maxfev: int, race):
+    """Minimise over the other coordinates with the gaps ``at_edge`` held at the edge
+    (their curvature there is ~0: left free they only spoil the Hessian)."""
+    base = np.array(t, dtype=float)
+    base[at_edge] = _AT_EDGE_T
+    keep = [i for i in range(base.size) if i not in at_edge]
+    if not keep:
+        return LocalResult(base, f(base), True, "every free parameter on the edge", 1)
+
+    def reduced(u):
+        full = base.copy()
+        full[keep] = u
+        return f(full)
+
+    if race is not None:
+        iterations, threshold, rival, rival_t, rival_hess_inv = race
+        race = (iterations, threshold, rival,
+                None if rival_t is None else np.asarray(rival_t)[keep],
+                None if rival_hess_inv is None else np.asarray(rival_hess_inv)[
+                    np.ix_(keep, keep)])
+    edge = minimize_local(reduced, base[keep], maxfev=maxfev, race=race)
+    full_t = base.copy()
+    full_t[keep] = edge.t
+    hess_inv = None
+    if edge.hess_inv is not None:  # embedded, unit steps for the gaps held at the edge
+        hess_inv = np.eye(base.size)
+        hess_inv[np.ix_(keep, keep)] = edge.hess_inv
+    return replace(edge, t=full_t, hess_inv=hess_inv)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 
 import numpy as np
 from scipy import stats
@@ -10,7 +11,7 @@ from scipy import stats
 from .._validation import as_float_array
 from ..errors import InsufficientDataError, OutOfSupportError, RobustFitError
 from .data import FitData, read_fit_data
-from .edges import settle_on_edge
+from .edges import EDGE_GAP, settle_on_edge
 from .guesses import Candidate, SampleSummary, generate_candidates
 from .likelihood import CensoredNLL, CompleteNLL, support, valid_shapes
 from .moment_fit import moment_objective
@@ -329,16 +330,16 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
                                     nll, True, "closed-form maximum-likelihood estimate", 1))
             return cand.theta, nll, True, "closed-form MLE", cand.start, attempts
 
-    chosen = _distinct([c for v, c in scored if np.isfinite(v)], N_OPTIMIZED)
+    chosen = _distinct([c for v, c in scored if np.isfinite(v)], N_OPTIMIZED, n_shapes)
     target = opt_nll
     for k, cand in enumerate(chosen):
         race = None
         if best is not None and best[2] and objective is None:
-            race = (best[5] + max(RACE_MARGIN, 1e-3 * abs(best[5])), best[5])
+            race = (best[5] + max(RACE_MARGIN, 1e-3 * abs(best[5])), best[5], best[1])
         res = _optimize_from(spec, cand, target, objective, fixed_z, summary, gap_floor,
                              race=race, hess_inv0=None if race is None else best[6])
         attempts.append(res[-1])
-        if res[0] is not None:
+        if res[0] is not None and not res[5]:  # an abandoned racer keeps the rival
             nll_full = full(res[0]) if target is not full else res[1]
             if best is None or _better(objective, res, nll_full, best):
                 best = (nll_full, res[0], res[2], cand.start, res[3], res[1], res[4])
@@ -398,7 +399,7 @@ def _scan_location(spec, best, target, full, fixed_z, summary, gap_floor, attemp
     for shift in LOCATION_SHIFTS:
         theta = np.array(best[1], dtype=float)
         theta[spec.loc_index] += shift * theta[spec.scale_index]
-        race = (best[5] + max(RACE_MARGIN, 1e-3 * abs(best[5])), best[5])
+        race = (best[5] + max(RACE_MARGIN, 1e-3 * abs(best[5])), best[5], best[1])
         res = _optimize_from(spec, Candidate("location_scan", theta), target, None, fixed_z,
                              summary, gap_floor, race=race, hess_inv0=best[6])
         attempts.append(res[-1])
@@ -429,13 +430,26 @@ def _better(objective, res, nll_full, best) -> bool:
     return res[1] < best[5]
 
 
-def _distinct(cands: list[Candidate], k: int) -> list[Candidate]:
+def _distinct(cands: list[Candidate], k: int, n_shapes: int = 0) -> list[Candidate]:
+    """Up to ``k`` candidates, best first, each with different shapes from those taken
+    (10% apart: two starts that differ only in loc/scale mostly share a basin), then
+    filled up with any that differ at all."""
     out: list[Candidate] = []
+
+    def differs(c, o, rtol, atol, upto):
+        return not np.allclose(c.theta[:upto], o.theta[:upto], rtol=rtol, atol=atol)
+
+    if n_shapes:
+        for c in cands:
+            if len(out) == k:
+                return out
+            if all(differs(c, o, 0.1, 1e-3, n_shapes) for o in out):
+                out.append(c)
     for c in cands:
-        if all(not np.allclose(c.theta, o.theta, rtol=1e-3, atol=1e-6) for o in out):
-            out.append(c)
         if len(out) == k:
             break
+        if all(differs(c, o, 1e-3, 1e-6, None) for o in out):
+            out.append(c)
     return out
 
 
@@ -451,7 +465,7 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
     t0 = par.to_t(cand.theta)
     stage = "optimize" if bounded else "polish"
     if t0 is None:
-        return None, np.inf, False, "start outside the parameterisation", None, Attempt(
+        return None, np.inf, False, "start outside the parameterisation", None, False, Attempt(
             cand.start, stage, tuple(cand.theta), tuple(cand.theta), np.inf, False,
             "start violates the support", 0)
     scale = max(nll.n, 1)
@@ -464,17 +478,28 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
         return crit(theta) / (1 if objective is not None else scale)
 
     per_obs = 1 if objective is not None else scale
-    res = minimize_local(f, t0, maxfev=EVALS_PER_PARAMETER * (t0.size + 1),
-                         hess_inv0=hess_inv0, race=None if race is None else
-                         (RACE_ITERATIONS, race[0] / per_obs, race[1] / per_obs))
-    if not isinstance(nll, CensoredNLL):
-        res = settle_on_edge(par, f, res, EVALS_PER_PARAMETER * (t0.size + 1))
+    maxfev = EVALS_PER_PARAMETER * (t0.size + 1)
+    censored = isinstance(nll, CensoredNLL)
+    if race is not None:
+        race = (RACE_ITERATIONS, race[0] / per_obs, race[1] / per_obs, par.to_t(race[2]),
+                hess_inv0)
+    res = minimize_local(f, t0, maxfev=maxfev, hess_inv0=hess_inv0, race=race,
+                         edge=None if censored else (par.gap_positions(), np.log(EDGE_GAP)))
+    if not censored and not res.abandoned:
+        settled = settle_on_edge(par, f, res, maxfev, race=race)
+        if res.heading_for_edge and settled is res:
+            # the edge is not the optimum after all (it lies just inside): resume
+            more = minimize_local(f, res.t, maxfev=maxfev, race=race)
+            settled = settle_on_edge(par, f, replace(more, nfev=res.nfev + more.nfev,
+                                                     message=f"{res.message}; resumed: "
+                                                     f"{more.message}"), maxfev)
+        res = settled
     theta = par.to_theta(res.t)
     value = res.fun * (1 if objective is not None else scale)
     attempt = Attempt(cand.start, stage, tuple(cand.theta), tuple(theta) if theta is not
                       None else tuple(cand.theta), float(value), res.success, res.message,
                       res.nfev, tuple(res.warnings))
-    return theta, value, res.success, res.message, res.hess_inv, attempt
+    return theta, value, res.success, res.message, res.hess_inv, res.abandoned, attempt
 
 
 def _round_integral_shapes(spec, theta, nll, fixed_z, summary, gap_floor):

@@ -90,8 +90,39 @@ def _standard_quartiles(dist, shapes) -> np.ndarray | None:
     return q if np.all(np.isfinite(q)) and q[2] > q[0] else None
 
 
+def _moments_cheap(dist, shapes) -> bool:
+    """Whether ``dist.stats`` has closed forms at ``shapes`` (without them scipy
+    integrates the pdf numerically: 0.1-2 s per call, more than a whole fit)."""
+    if _overrides(dist, "_munp"):
+        return True
+    if not _overrides(dist, "_stats"):
+        return False
+    try:
+        with np.errstate(all="ignore"):
+            try:
+                out = dist._stats(*shapes, moments="mv")
+            except TypeError:
+                out = dist._stats(*shapes)
+    except Exception:
+        return False
+    # a None mean or variance sends scipy to numerical integration (kappa4 does that)
+    return out is not None and len(out) >= 2 and out[0] is not None and out[1] is not None
+
+
+_MIDPOINTS = (np.arange(128) + 0.5) / 128
+
+
 def _standard_mean_std(dist, shapes) -> tuple[float, float] | None:
-    m, v = (float(np.asarray(s)) for s in dist.stats(*shapes, moments="mv"))
+    """Mean and standard deviation of the standard distribution: exact where scipy has
+    closed forms, else those of 128 evenly spaced quantiles (a cheap stand-in, good
+    enough for a starting point) where the ppf is explicit, else None."""
+    if _moments_cheap(dist, shapes):
+        m, v = (float(np.asarray(s)) for s in dist.stats(*shapes, moments="mv"))
+    elif _overrides(dist, "_ppf"):
+        q = np.asarray(dist.ppf(_MIDPOINTS, *shapes), dtype=float)
+        m, v = float(np.mean(q)), float(np.var(q))
+    else:
+        return None
     return (m, np.sqrt(v)) if np.isfinite(m) and np.isfinite(v) and v > 0 else None
 
 
@@ -182,7 +213,12 @@ def generate_candidates(dist, fixed: dict, guesses: dict, summary: SampleSummary
         cf = closed_form_mle(dist, z, fixed)
         if cf is not None:
             add("closed_form", cf, exact=True)
-        fitstart = _safe_fitstart(dist, z, n_shapes)
+        # scipy's generic _fitstart takes the moments of the standard distribution at
+        # shapes 1.0: where those are integrated numerically, the moment candidates
+        # below (shape grid led by 1.0, cheap moments) stand in for it
+        fitstart = _safe_fitstart(dist, z, n_shapes) if (
+            _overrides(dist, "_fitstart") or _moments_cheap(dist, (1.0,) * n_shapes)
+        ) else None
         if guesses:
             base = fitstart if fitstart is not None else np.r_[np.ones(n_shapes), 0.0, 1.0]
             theta = base.copy()
@@ -199,16 +235,14 @@ def generate_candidates(dist, fixed: dict, guesses: dict, summary: SampleSummary
         if not cheap_ppf:
             per_shape = min(per_shape, 2)
         shape_sets += shape_grid(dist, n_shapes, fixed, per_shape) if n_shapes else [()]
-        cheap_moments = _overrides(dist, "_stats")
         for k, shapes in enumerate(shape_sets):
             shapes = tuple(fixed.get(j, s) for j, s in enumerate(shapes))
             if not valid_shapes(dist, shapes):
                 continue
-            if cheap_moments or k == 0:
-                ms = _safe(_standard_mean_std, dist, shapes)
-                if ms is not None:
-                    loc, scale = _match(fixed, li, summary.mean, summary.std, *ms)
-                    add("moments", (*shapes, loc, scale))
+            ms = _safe(_standard_mean_std, dist, shapes)
+            if ms is not None:
+                loc, scale = _match(fixed, li, summary.mean, summary.std, *ms)
+                add("moments", (*shapes, loc, scale))
             if cheap_ppf or k <= 1:
                 q = _safe(_standard_quartiles, dist, shapes)
                 if q is not None:

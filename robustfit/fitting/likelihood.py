@@ -8,6 +8,7 @@ observation; floating-point warnings are silenced here and never reach the user.
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -30,7 +31,7 @@ def valid_shapes(dist, shapes) -> bool:
     if not shapes:
         return True
     try:
-        return _valid_shapes(dist, tuple(float(s) for s in shapes))
+        return _valid_shapes(dist, tuple(map(float, shapes)))
     except TypeError:  # unhashable: a user distribution
         return False
 
@@ -63,31 +64,39 @@ class CompleteNLL:
         self.nfev = 0
 
     def __call__(self, theta) -> float:
+        # scalars as Python floats and math: this runs once per optimiser evaluation,
+        # and numpy's per-call overhead on 0-d values would double the cost at n ~ 1e3
         self.nfev += 1
-        theta = np.asarray(theta, dtype=float)
-        shapes = tuple(theta[:-2])
-        loc, scale = float(theta[-2]), float(theta[-1])
-        if not (scale > 0 and np.isfinite(scale) and np.isfinite(loc)):
-            return np.inf
-        if not np.all(np.isfinite(theta[:-2])) or not valid_shapes(self.dist, shapes):
-            return np.inf
+        values = np.asarray(theta, dtype=float).tolist()
+        shapes = tuple(values[:-2])
+        loc, scale = values[-2], values[-1]
+        if not (scale > 0 and math.isfinite(scale) and math.isfinite(loc)):
+            return math.inf
+        if shapes and not (all(map(math.isfinite, shapes))
+                           and valid_shapes(self.dist, shapes)):
+            return math.inf
         with np.errstate(all="ignore"):
             try:
-                a, b = support(self.dist, shapes)
+                a, b = _support(self.dist, shapes)
             except Exception:
-                return np.inf
+                return math.inf
             if (self.zmin - loc) / scale < a or (self.zmax - loc) / scale > b:
-                return np.inf
+                return math.inf
             total = self._sum_logpdf(shapes, loc, scale)
-        if not np.isfinite(total):
-            return np.inf
-        return float(-total + self.n * np.log(scale))
+        if not math.isfinite(total):
+            return math.inf
+        return -total + self.n * math.log(scale)
 
     def _sum_logpdf(self, shapes, loc, scale) -> float:
         u = (self.z - loc) / scale
         if self._private_ok:
             try:
-                args = [np.broadcast_to(np.asarray(s, dtype=float), u.shape) for s in shapes]
+                # scalar shapes, as scipy's own fit passes them to _logpdf
+                logpdf = self.dist._logpdf(u, *shapes)
+                if np.shape(logpdf) == u.shape:
+                    return float(np.sum(logpdf))
+                args = [np.broadcast_to(np.asarray(s, dtype=float), u.shape)
+                        for s in shapes]
                 return float(np.sum(self.dist._logpdf(u, *args)))
             except Exception:
                 self._private_ok = False

@@ -25,6 +25,8 @@ class LocalResult:
     nfev: int
     warnings: list = field(default_factory=list)
     hess_inv: np.ndarray | None = None  # BFGS's inverse-Hessian estimate, to warm-start
+    abandoned: bool = False  # a racing start stopped: it cannot beat the converged one
+    heading_for_edge: bool = False  # BFGS stopped: gaps shrinking steadily towards 0
 
 
 class _BudgetExhausted(Exception):
@@ -65,15 +67,22 @@ class _BestTracker:
 
 def minimize_local(f, t0, *, maxfev: int = 3000, xtol: float = 1e-9,
                    hess_inv0: np.ndarray | None = None,
-                   race: tuple[int, float, float] | None = None) -> LocalResult:
+                   race: tuple | None = None,
+                   edge: tuple[list[int], float] | None = None) -> LocalResult:
     """Minimise ``f`` from ``t0``; ``f`` returns ``inf`` where infeasible.
 
     ``hess_inv0`` warm-starts BFGS (e.g. the estimate from a fit on a subsample, when
     polishing on the whole sample: the curvature per observation is nearly the same).
-    ``race = (iterations, threshold, rival)``: after that many BFGS iterations, give up
-    unless the value is below ``threshold``, or when it already equals the ``rival``
-    value -- a second start racing a converged first one is finished only while it may
-    still beat it.
+    ``race = (iterations, threshold, rival, rival_t, rival_hess_inv)``: after that many
+    BFGS iterations, give up unless the value is below ``threshold``; give up as soon as
+    the value settles at the ``rival`` value, or is the one that the rival's quadratic
+    model (its point and inverse Hessian; either may be None) predicts -- a second start
+    racing a converged first one is finished only while it may still beat it.
+    ``edge = (positions, below)``: stop BFGS once a coordinate at one of ``positions``
+    (a log-gap to an end of the support) is below ``below`` and has fallen steadily for
+    several iterations: BFGS only creeps towards an optimum on the edge, one constant
+    step of the log-gap per iteration; the caller puts the gap on the edge instead
+    (``heading_for_edge`` in the result).
     """
     t0 = np.asarray(t0, dtype=float)
     tracker = _BestTracker(f, maxfev)
@@ -81,28 +90,22 @@ def minimize_local(f, t0, *, maxfev: int = 3000, xtol: float = 1e-9,
         return LocalResult(t0, np.inf, False, "infeasible start", 1)
     msgs = []
     converged = False
+    abandoned = heading = False
     hess_inv = None
     with warnings.catch_warnings(record=True) as rec, np.errstate(all="ignore"):
         warnings.simplefilter("always")
         try:
             if hess_inv0 is None and INITIAL_HESSIAN:
                 hess_inv0 = _inverse_hessian_estimate(tracker, t0)
-            start = t0
-            if race is not None:
-                bfgs = _bfgs_stage(tracker, t0, hess_inv0, maxiter=race[0])
-                if not bfgs.success and tracker.best_f > race[1]:
-                    msgs.append(f"abandoned after {race[0]} BFGS iterations: no prospect "
-                                "of beating the converged start")
-                    raise _Abandoned
-                if abs(tracker.best_f - race[2]) <= AGREE_RTOL * max(1.0, abs(race[2])):
-                    msgs.append(f"after {race[0]} BFGS iterations at the converged start's "
-                                "value: the starts agree")
-                    raise _Abandoned
-                start, hess_inv0 = tracker.best_t, getattr(bfgs, "hess_inv", None)
-            bfgs = _bfgs_stage(tracker, start, hess_inv0)
+            watch = None if race is None else _RaceWatch(tracker, *race)
+            watchers = [w for w in (watch, None if not edge or not edge[0] else
+                                    _EdgeWatch(*edge)) if w is not None]
+            bfgs = _bfgs_stage(tracker, t0, hess_inv0, callback=_all_of(watchers))
             msgs.append(f"BFGS: {bfgs.message}")
             converged = bool(bfgs.success)
             hess_inv = getattr(bfgs, "hess_inv", None)
+            if watch is not None:
+                watch.after_bfgs(converged)
             if not converged:
                 converged = _central_restarts(tracker, msgs)
             if not converged:
@@ -111,45 +114,162 @@ def minimize_local(f, t0, *, maxfev: int = 3000, xtol: float = 1e-9,
                 _newton_polish(tracker, msgs, hess_inv)
         except _BudgetExhausted:
             msgs.append(f"stopped after {maxfev} evaluations")
-        except _Abandoned:
-            pass
+        except _Abandoned as stop:
+            msgs.append(str(stop))
+            converged, abandoned = False, True
+        except _HeadingForEdge as stop:
+            msgs.append(str(stop))
+            converged, heading = False, True
         caught = sorted({f"{w.category.__name__}: {w.message}" for w in rec})
     return LocalResult(tracker.best_t, tracker.best_f, converged, "; ".join(msgs),
-                       tracker.nfev, caught, hess_inv)
+                       tracker.nfev, caught, hess_inv, abandoned, heading)
+
+
+class _HeadingForEdge(Exception):
+    pass
+
+
+EDGE_CREEP_ITERATIONS = 3  # consecutive falls of a log-gap that make a creep
+EDGE_CREEP_STEP = 0.2  # the least fall per iteration that counts
+
+
+class _EdgeWatch:
+    """BFGS callback: raises once a log-gap is below ``below`` and has fallen by at
+    least ``EDGE_CREEP_STEP`` in each of the last ``EDGE_CREEP_ITERATIONS`` iterations."""
+
+    def __init__(self, positions: list[int], below: float):
+        self.positions = list(positions)
+        self.below = below
+        self.history: list[np.ndarray] = []
+
+    def __call__(self, intermediate_result) -> None:
+        self.history.append(np.asarray(intermediate_result.x, dtype=float)[self.positions])
+        if len(self.history) <= EDGE_CREEP_ITERATIONS:
+            return
+        recent = np.array(self.history[-EDGE_CREEP_ITERATIONS - 1:])
+        falls = -np.diff(recent, axis=0)
+        creeping = (recent[-1] < self.below) & np.all(falls >= EDGE_CREEP_STEP, axis=0)
+        if creeping.any():
+            raise _HeadingForEdge(f"BFGS heading for the support's edge after "
+                                  f"{len(self.history)} iterations")
+
+
+def _all_of(callbacks):
+    if not callbacks:
+        return None
+    if len(callbacks) == 1:
+        return callbacks[0]
+
+    def call(intermediate_result):
+        for cb in callbacks:
+            cb(intermediate_result)
+    return call
 
 
 class _Abandoned(Exception):
     pass
 
 
-def _quasi_newton_polish(tracker, hess_inv, steps: int = 3) -> bool:
-    """Steps ``-H g`` with BFGS's inverse Hessian and central-difference gradients;
-    True once a step is below 1e-9 (relative), i.e. the point is settled."""
-    h = _positive_definite(hess_inv, tracker.best_t.size)
-    if h is None:
-        return False
-    for _ in range(steps):
-        t = tracker.best_t
-        step = h @ _gradient(tracker, t, central=True)
-        if np.max(np.abs(step) / np.maximum(1.0, np.abs(t))) < 1e-9:
-            return True
-        before = tracker.best_f
-        tracker(t - step)
-        if not tracker.best_f < before:
+class _RaceWatch:
+    """BFGS callback of a start racing a converged one (values are per observation).
+
+    After ``iterations`` iterations the racer gives up unless it is below ``threshold``,
+    a margin above the rival that shrinks with the square of the iteration count, or
+    is falling fast enough to reach the rival's value soon;
+    at any iteration it stops once it has settled at the rival's value (within
+    ``AGREE_RTOL`` and no longer falling): both starts lead to the same optimum, and
+    finishing the second one would only repeat the first one's polish.
+    """
+
+    def __init__(self, tracker, iterations: int, threshold: float, rival: float,
+                 rival_t=None, rival_hess_inv=None):
+        self.tracker = tracker
+        self.iterations = iterations
+        self.threshold = threshold
+        self.rival = rival
+        self.band = AGREE_RTOL * max(1.0, abs(rival))
+        self.k = 0
+        self.previous = np.inf
+        self.values: list[float] = []
+        self.rival_t = None if rival_t is None else np.asarray(rival_t, dtype=float)
+        h_inv = None if rival_t is None else _positive_definite(rival_hess_inv,
+                                                                self.rival_t.size)
+        self.rival_hess = None if h_inv is None else np.linalg.inv(h_inv)
+
+    def _closing_fast(self, value: float) -> bool:
+        """Whether, at its rate over the last few iterations, the racer would reach the
+        rival's value within ``RACE_HORIZON`` more iterations (a slow start on the way
+        to a better optimum is not a reason to give up)."""
+        span = min(4, len(self.values) - 1)
+        if span < 1:
             return False
-    return False
+        rate = (self.values[-1 - span] - value) / span
+        return rate > 0 and value - self.rival < RACE_HORIZON * rate
+
+    def _in_rival_basin(self, t, value: float) -> bool:
+        """Whether ``value`` is what the rival's quadratic model predicts at ``t``, close
+        to the rival: the racer is then in the rival's basin, heading for its optimum."""
+        if self.rival_hess is None:
+            return False
+        d = np.asarray(t, dtype=float) - self.rival_t
+        q = 0.5 * float(d @ self.rival_hess @ d)
+        if not (0 <= q <= BASIN_DEPTH * max(1.0, abs(self.rival))):
+            return False
+        return abs(value - (self.rival + q)) <= 0.25 * q + self.band
+
+    def __call__(self, intermediate_result) -> None:
+        self.k += 1
+        value = float(intermediate_result.fun)
+        # the margin shrinks as the racer ages: one that is still above the rival after
+        # many iterations is creeping towards the rival's optimum, not past it
+        margin = (self.threshold - self.rival) * (self.iterations / self.k) ** 2
+        self.values.append(value)
+        if self.k >= self.iterations and value > self.rival + margin \
+                and not self._closing_fast(value):
+            raise _Abandoned(f"abandoned after {self.k} BFGS iterations: no prospect of "
+                             "beating the converged start")
+        if abs(value - self.rival) <= self.band and self.previous - value <= 10 * self.band:
+            raise _Abandoned(f"after {self.k} BFGS iterations at the converged start's "
+                             "value: the starts agree")
+        if self.k >= 2 and self._in_rival_basin(intermediate_result.x, value):
+            raise _Abandoned(f"after {self.k} BFGS iterations in the converged start's "
+                             "basin (its quadratic model predicts the value)")
+        self.previous = value
+
+    def after_bfgs(self, converged: bool) -> None:
+        """Polishing is worth it only for a racer that may end below the rival."""
+        best = self.tracker.best_f
+        if best >= self.rival - self.band and (converged or best > self.threshold):
+            raise _Abandoned("BFGS ended no better than the converged start "
+                             f"({'converged' if converged else 'not converged'})")
+
+
+NEWTON_CLOSE = 1e-6  # after a Newton step this small (relative) the error is ~1e-9
+SETTLED = 1e-9  # a step this small (relative): the point is the optimum to rounding
+
+
+def _relative_step(step, t) -> float:
+    return float(np.max(np.abs(step) / np.maximum(1.0, np.abs(t))))
 
 
 def _newton_polish(tracker, msgs, hess_inv=None, steps: int = 3) -> None:
     """Newton steps (central-difference gradient, one finite-difference Hessian) from
     the converged point: BFGS stops within ~1e-6 of the optimum wherever its path
     happened to end; Newton takes every start (and every magnitude of the same data) to
-    the same optimum to ~1e-10, which is what makes the fit equivariant in practice."""
-    if hess_inv is not None and _quasi_newton_polish(tracker, hess_inv):
-        msgs.append("quasi-Newton polish")
-        return
+    the same optimum to ~1e-10, which is what makes the fit equivariant in practice.
+
+    First, BFGS's own inverse Hessian is asked whether the point is already settled (a
+    step below 1e-9 with the central gradient); only otherwise is the Hessian computed.
+    With a finite-difference Hessian accurate to ~1e-3, a step below 1e-6 leaves an
+    error of ~1e-9: no further step is taken then.
+    """
     t = tracker.best_t
-    hess = _hessian(tracker, t, rel=1e-4)
+    g = _gradient(tracker, t, central=True)
+    h_inv = _positive_definite(hess_inv, t.size)
+    if h_inv is not None and _relative_step(h_inv @ g, t) < SETTLED:
+        msgs.append("settled (quasi-Newton step below 1e-9)")
+        return
+    hess = _hessian(tracker, t, rel=1e-4, accurate=True)
     if hess is None:
         return
     try:
@@ -157,15 +277,20 @@ def _newton_polish(tracker, msgs, hess_inv=None, steps: int = 3) -> None:
     except np.linalg.LinAlgError:
         return  # not a strict local minimum in these coordinates (ridge, edge)
     taken = 0
-    for _ in range(steps):
-        t = tracker.best_t
-        step = np.linalg.solve(hess, _gradient(tracker, t, central=True))
+    for k in range(steps):
+        if k:
+            t = tracker.best_t
+            g = _gradient(tracker, t, central=True)
+        step = np.linalg.solve(hess, g)
+        size = _relative_step(step, t)
+        if size < SETTLED:
+            break
         before = tracker.best_f
         tracker(t - step)
         if not tracker.best_f < before:
             break
         taken += 1
-        if np.max(np.abs(step) / np.maximum(1.0, np.abs(t))) < 1e-9:
+        if size < NEWTON_CLOSE:
             break
     if taken:
         msgs.append(f"{taken} Newton polish step(s)")
@@ -235,14 +360,26 @@ def _nelder_mead_stage(tracker, t0, xtol, msgs) -> bool:
 
 
 INITIAL_HESSIAN = True
+BFGS_GTOL = 1e-6  # per observation; flat directions (rice's b) need it: Newton is blind there
 # a racing start whose value is this close (relative) to the converged one's after its
 # first iterations is heading for the same optimum (values are per observation)
 AGREE_RTOL = 1e-7
+# the racer is compared with the rival's quadratic model only this close (per
+# observation, relative): further out the model says little
+BASIN_DEPTH = 1e-3
+RACE_HORIZON = 16  # iterations a racer still falling fast is given to reach the rival
 
 
-def _hessian(tracker, t, rel: float = 1e-3) -> np.ndarray | None:
-    """Finite-difference Hessian at ``t`` (1 + d(d+3)/2 evaluations), or None where a
-    neighbouring point is infeasible."""
+def _hessian(tracker, t, rel: float = 1e-3, accurate: bool = False) -> np.ndarray | None:
+    """Finite-difference Hessian at ``t``, or None where a neighbouring point is
+    infeasible.
+
+    The diagonal is central (error O(h^2)). The mixed terms are forward differences
+    (error O(h); 1 + d(d+3)/2 evaluations in all), or with ``accurate`` the symmetric
+    formula with the points ``t +- (h_i e_i + h_j e_j)`` (error O(h^2); 1 + d(d+1)
+    evaluations): in an ill-conditioned valley an O(h) error in the mixed terms shifts
+    the small eigenvalues enough to make Newton converge only linearly.
+    """
     d = t.size
     f0 = tracker(t)
     h = rel * np.maximum(1.0, np.abs(t))
@@ -261,7 +398,14 @@ def _hessian(tracker, t, rel: float = 1e-3) -> np.ndarray | None:
             fpp = tracker(t + e)
             if not np.isfinite(fpp):
                 return None
-            hess[i, j] = hess[j, i] = (fpp - fp[i] - fp[j] + f0) / (h[i] * h[j])
+            if accurate:
+                fmm = tracker(t - e)
+                if not np.isfinite(fmm):
+                    return None
+                mixed = fpp - fp[i] - fp[j] + 2 * f0 - fm[i] - fm[j] + fmm
+                hess[i, j] = hess[j, i] = mixed / (2 * h[i] * h[j])
+            else:
+                hess[i, j] = hess[j, i] = (fpp - fp[i] - fp[j] + f0) / (h[i] * h[j])
     return hess if np.all(np.isfinite(hess)) else None
 
 
@@ -297,12 +441,13 @@ def _positive_definite(h, dim: int) -> np.ndarray | None:
 
 
 def _bfgs_stage(tracker, t0, hess_inv0=None, central: bool = False,
-                maxiter: int | None = None):
+                maxiter: int | None = None, callback=None):
     def grad(t):
         return _gradient(tracker, t, central)
 
-    options = dict(gtol=1e-6, maxiter=maxiter or 200 * t0.size)
+    options = dict(gtol=BFGS_GTOL, maxiter=maxiter or 200 * t0.size)
     warm = _positive_definite(hess_inv0, t0.size)
     if warm is not None:
         options["hess_inv0"] = warm
-    return optimize.minimize(tracker, t0, jac=grad, method="BFGS", options=options)
+    return optimize.minimize(tracker, t0, jac=grad, method="BFGS", options=options,
+                             callback=callback)

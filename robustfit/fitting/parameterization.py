@@ -9,13 +9,31 @@ data strictly inside the support instead of relying on a penalty.
 
 from __future__ import annotations
 
-import numpy as np
-from scipy.special import expit, logit
+import math
 
-from .likelihood import support
+import numpy as np
+from scipy.special import logit
+
+from .likelihood import _support, support
 from .spec import shape_domain
 
 _TINY = 1e-300
+
+
+def _exp(x: float) -> float:
+    """``exp`` of a Python float, ``inf`` on overflow (math is ~20x faster than numpy on
+    scalars, and the map runs once per likelihood evaluation)."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def _expit(x: float) -> float:
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = _exp(x)
+    return e / (1.0 + e)
 
 
 def _support_kind(a: float, b: float) -> tuple[bool, bool]:
@@ -59,7 +77,7 @@ class Parameterization:
         self.gap_floor = gap_floor
 
     def _gap(self, t):
-        return self.gap_floor + np.exp(t)
+        return self.gap_floor + _exp(t)
 
     def _gap_t(self, g):
         g = g - self.gap_floor
@@ -84,11 +102,11 @@ class Parameterization:
     def _shape_from_t(self, j, t):
         lo, hi = self.domains[j]
         if np.isfinite(lo) and np.isfinite(hi):
-            return lo + (hi - lo) * expit(t)
+            return lo + (hi - lo) * _expit(t)
         if np.isfinite(lo):
-            return lo + np.exp(t)
+            return lo + _exp(t)
         if np.isfinite(hi):
-            return hi - np.exp(t)
+            return hi - _exp(t)
         return t
 
     def _shape_to_t(self, j, v):
@@ -106,30 +124,28 @@ class Parameterization:
     def to_theta(self, t) -> np.ndarray | None:
         """Full standardised parameters for ``t``, or None where ``t`` is infeasible."""
         theta = np.empty(self.n_params)
-        it = iter(np.asarray(t, dtype=float))
-        values = {}
-        for i in self.free:
-            values[i] = next(it)
+        values = dict(zip(self.free, np.asarray(t, dtype=float).tolist(), strict=True))
         for i, v in self.fixed.items():
             theta[i] = v
+        for j in range(self.n_shapes):
+            if j in values:
+                theta[j] = self._shape_from_t(j, values[j])
+        shapes = tuple(theta[: self.n_shapes].tolist())
+        if not all(map(math.isfinite, shapes)):
+            return None
+        li, si = self.n_shapes, self.n_shapes + 1
+        if li in self.fixed and si in self.fixed:
+            return theta
+        try:
+            a, b = _support(self.dist, shapes)
+        except Exception:
+            return None
+        if self.bounded and _support_kind(a, b) != self.kind:
+            return None
         with np.errstate(all="ignore"):
-            for j in range(self.n_shapes):
-                if j in values:
-                    theta[j] = self._shape_from_t(j, values[j])
-            shapes = tuple(theta[: self.n_shapes])
-            if not np.all(np.isfinite(shapes)):
-                return None
-            li, si = self.n_shapes, self.n_shapes + 1
-            if li in self.fixed and si in self.fixed:
-                return theta
-            try:
-                a, b = support(self.dist, shapes)
-            except Exception:
-                return None
-            if self.bounded and _support_kind(a, b) != self.kind:
-                return None
             ok = self._loc_scale(theta, values, a, b)
-        if not ok or not np.all(np.isfinite(theta)) or not theta[-1] > 0:
+        loc, scale = float(theta[li]), float(theta[si])
+        if not ok or not (math.isfinite(loc) and math.isfinite(scale) and scale > 0):
             return None
         return theta
 
@@ -144,7 +160,7 @@ class Parameterization:
                 theta[si] = (hi_end - lo_end) / (b - a)
                 theta[li] = lo_end - a * theta[si]
             else:
-                theta[si] = np.exp(ts)
+                theta[si] = _exp(ts)
                 if lower:
                     theta[li] = zmin - a * theta[si] - self._gap(tl)
                 elif upper:
@@ -158,7 +174,7 @@ class Parameterization:
                 lo_loc, hi_loc = zmax - b * scale, zmin - a * scale
                 if not hi_loc > lo_loc:
                     return False
-                theta[li] = lo_loc + (hi_loc - lo_loc) * expit(tl)
+                theta[li] = lo_loc + (hi_loc - lo_loc) * _expit(tl)
             elif lower:
                 theta[li] = zmin - a * scale - self._gap(tl)
             elif upper:
@@ -172,9 +188,9 @@ class Parameterization:
         if not smax > smin:
             return False
         if np.isfinite(smax):
-            theta[si] = smin + (smax - smin) * expit(ts)
+            theta[si] = smin + (smax - smin) * _expit(ts)
         else:
-            theta[si] = smin + np.exp(ts)
+            theta[si] = smin + _exp(ts)
         return True
 
     def _scale_interval(self, loc, a, b) -> tuple[float, float]:

@@ -1,0 +1,113 @@
+"""The local optimiser behind robustfit.fit: convergence, polish, races, edges."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from robustfit.fitting.fit import _distinct
+from robustfit.fitting.guesses import Candidate
+from robustfit.fitting.likelihood import CompleteNLL
+from robustfit.fitting.optimizer import _BestTracker, _hessian, minimize_local
+from robustfit.fitting.parameterization import Parameterization
+
+
+def rosenbrock(t):
+    return (1 - t[0]) ** 2 + 100 * (t[1] - t[0] ** 2) ** 2
+
+
+def test_minimize_local_reaches_the_minimum_to_polish_accuracy():
+    res = minimize_local(rosenbrock, np.array([-1.2, 1.0]))
+    assert res.success
+    np.testing.assert_allclose(res.t, [1.0, 1.0], atol=1e-7)
+    assert res.fun == rosenbrock(res.t)
+
+
+def test_accurate_hessian_has_second_order_mixed_terms():
+    # f = exp(a) * b**2 + a**3 b: exact Hessian known; third derivatives are large
+    def f(t):
+        a, b = t
+        return np.exp(a) * b**2 + a**3 * b
+
+    t = np.array([0.7, 1.3])
+    a, b = t
+    exact = np.array([[np.exp(a) * b**2 + 6 * a * b, 2 * np.exp(a) * b + 3 * a**2],
+                      [2 * np.exp(a) * b + 3 * a**2, 2 * np.exp(a)]])
+    rough = _hessian(_BestTracker(f, 100), t, rel=1e-3)
+    fine = _hessian(_BestTracker(f, 100), t, rel=1e-3, accurate=True)
+    err_rough = abs(rough[0, 1] - exact[0, 1])
+    err_fine = abs(fine[0, 1] - exact[0, 1])
+    assert err_fine < 1e-5
+    assert err_fine < err_rough / 50
+
+
+def double_well(t):
+    # minima near x = +1 (value ~ +0.3) and x = -1 (value ~ -0.3); y a plain quadratic
+    x, y = t
+    return (x**2 - 1) ** 2 + 0.3 * x + (y - 0.5) ** 2
+
+
+def test_a_racer_heading_for_the_rivals_optimum_stops_early():
+    first = minimize_local(rosenbrock, np.array([-1.2, 1.0]))
+    full = minimize_local(rosenbrock, np.array([-1.0, 1.1]))
+    race = (8, first.fun + 2.0, first.fun, first.t, first.hess_inv)
+    racer = minimize_local(rosenbrock, np.array([-1.0, 1.1]), race=race)
+    assert racer.abandoned and not racer.success
+    assert racer.nfev < full.nfev
+
+
+def test_a_racer_heading_for_a_better_optimum_is_not_stopped():
+    worse = minimize_local(double_well, np.array([1.5, 0.0]))
+    assert worse.t[0] > 0  # the local minimum near x = +1
+    race = (8, worse.fun + 2.0, worse.fun, worse.t, worse.hess_inv)
+    racer = minimize_local(double_well, np.array([-1.5, 0.0]), race=race)
+    assert not racer.abandoned and racer.success
+    assert racer.fun < worse.fun - 0.5
+    grad_x = 4 * racer.t[0] * (racer.t[0] ** 2 - 1) + 0.3
+    assert abs(grad_x) < 1e-7
+
+
+def test_creep_towards_an_edge_is_reported():
+    # optimum at t0 -> -inf (a gap exp(t0) that wants to vanish); BFGS only creeps there
+    def f(t):
+        return np.exp(t[0]) + (t[1] - 1.0) ** 2
+
+    res = minimize_local(f, np.array([0.0, 0.0]), edge=([0], np.log(1e-3)))
+    assert res.heading_for_edge and not res.success
+    assert res.t[0] < np.log(1e-3)
+    plain = minimize_local(f, np.array([0.0, 0.0]), edge=([1], np.log(1e-3)))
+    assert not plain.heading_for_edge  # only the listed positions are watched
+
+
+def test_second_start_differs_in_its_shapes():
+    c = [Candidate("moments", np.array([3.0, 0.3, 0.0, 1.0])),
+         Candidate("quantiles", np.array([3.0, 0.3, 0.1, 1.1])),
+         Candidate("moments", np.array([1.0, 0.3, 0.0, 2.0]))]
+    picked = _distinct(c, 2, n_shapes=2)
+    assert [p.theta[0] for p in picked] == [3.0, 1.0]
+    # without shapes (or when too few differ) any distinct candidate fills up
+    assert len(_distinct(c[:2], 2, n_shapes=2)) == 2
+    assert len(_distinct(c, 3, n_shapes=0)) == 3
+
+
+@pytest.mark.parametrize("name, theta", [("gamma", [2.5, 0.1, 1.3]),
+                                         ("burr12", [3.0, 2.0, -0.2, 1.5]),
+                                         ("norm", [0.3, 1.7]),
+                                         ("truncnorm", [-1.0, 2.0, 0.2, 1.1])])
+def test_complete_nll_matches_scipys_nnlf(name, theta):
+    dist = getattr(stats, name)
+    z = np.sort(dist.rvs(*theta, size=300, random_state=3))
+    nll = CompleteNLL(dist, z)
+    np.testing.assert_allclose(nll(np.array(theta)), dist.nnlf(theta, z), rtol=1e-12)
+    bad = np.array(theta, dtype=float)
+    bad[-1] = -1.0
+    assert nll(bad) == np.inf
+
+
+def test_parameterization_maps_huge_coordinates_to_none_not_warnings():
+    z = np.sort(stats.gamma.rvs(2.0, size=50, random_state=1))
+    par = Parameterization(stats.gamma, {}, 3, z.min(), z.max(), [2.0], gap_floor=1e-10)
+    t = par.to_t(np.array([2.0, -0.1, 1.0]))
+    np.testing.assert_allclose(par.to_theta(t), [2.0, -0.1, 1.0], rtol=1e-12)
+    with np.errstate(all="raise"):
+        assert par.to_theta(np.array([1e6, 0.0, 0.0])) is None  # shape overflows
+        assert par.to_theta(np.array([0.0, 0.0, 1e6])) is None  # scale overflows
