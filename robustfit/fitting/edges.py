@@ -36,19 +36,21 @@ def _unbounded_at_edge(par: Parameterization, f, res) -> bool:
     return bool(rise[1] > 1e-12 and rise[0] > 0.2 * rise[1])
 
 
-def settle_on_edge(par: Parameterization, f, res, maxfev: int, race=None):
+def settle_on_edge(par: Parameterization, f, res, maxfev: int, race=None,
+                   deadline: float | None = None):
     """Where the optimum is on an edge of the support (genpareto's loc at the smallest
     observation), BFGS only creeps towards gap -> 0: put small gaps at their floor and
     re-fit the rest, so every magnitude ends at the same point. If the likelihood keeps
     growing on the way to the edge (beta with b < 1), no maximum exists: say so.
 
-    ``race`` is passed on to :func:`minimize_local` (a racing start stays one here too).
+    ``race`` and ``deadline`` are passed on to :func:`minimize_local` (a racing start
+    stays one here too).
     """
     small = [p for p in par.gap_positions() if _AT_EDGE_T < res.t[p] < np.log(EDGE_GAP)]
     best = res
     for k in range(1, len(small) + 1):
         for subset in itertools.combinations(small, k):
-            edge = _fit_with_gaps_at_edge(f, res.t, list(subset), maxfev, race)
+            edge = _fit_with_gaps_at_edge(f, res.t, list(subset), maxfev, race, deadline)
             if edge.fun <= best.fun and not edge.abandoned:  # abandoned: unfinished
                 best = replace(edge, message=f"{res.message}; on the support's edge: "
                                f"{edge.message}", nfev=res.nfev + edge.nfev,
@@ -62,7 +64,7 @@ def settle_on_edge(par: Parameterization, f, res, maxfev: int, race=None):
     return best
 
 
-def _fit_with_gaps_at_edge(f, t, at_edge: list[int], maxfev: int, race):
+def _fit_with_gaps_at_edge(f, t, at_edge: list[int], maxfev: int, race, deadline):
     """Minimise over the other coordinates with the gaps ``at_edge`` held at the edge
     (their curvature there is ~0: left free they only spoil the Hessian)."""
     base = np.array(t, dtype=float)
@@ -77,12 +79,12 @@ def _fit_with_gaps_at_edge(f, t, at_edge: list[int], maxfev: int, race):
         return f(full)
 
     if race is not None:
-        iterations, threshold, rival, rival_t, rival_hess_inv = race
+        iterations, threshold, rival, rival_t, rival_hess_inv, min_evals = race
         race = (iterations, threshold, rival,
                 None if rival_t is None else np.asarray(rival_t)[keep],
                 None if rival_hess_inv is None else np.asarray(rival_hess_inv)[
-                    np.ix_(keep, keep)])
-    edge = minimize_local(reduced, base[keep], maxfev=maxfev, race=race)
+                    np.ix_(keep, keep)], min_evals)
+    edge = minimize_local(reduced, base[keep], maxfev=maxfev, race=race, deadline=deadline)
     full_t = base.copy()
     full_t[keep] = edge.t
     hess_inv = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import warnings
 from dataclasses import replace
 
@@ -34,6 +35,11 @@ EVALS_PER_PARAMETER = 400
 MIN_STARTS = 2  # local optimisations made even when the first one converged
 RACE_ITERATIONS = 8
 RACE_MARGIN = 2.0
+# ... and not before it has used this share of the first start's evaluations: a start
+# that converges to a better optimum may need a few dozen iterations before it falls
+RACE_EVAL_SHARE = 0.5
+RACE_TIME_FACTOR = 4.0
+RACE_TIME_FLOOR = 0.25  # seconds
 SUFFICIENT_SIZE = 100_000  # from this size, fits that follow from a few sums skip the rest
 
 
@@ -332,12 +338,19 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
 
     chosen = _distinct([c for v, c in scored if np.isfinite(v)], N_OPTIMIZED, n_shapes)
     target = opt_nll
+    first_seconds, first_nfev = None, 0
     for k, cand in enumerate(chosen):
-        race = None
+        race = deadline = None
         if best is not None and best[2] and objective is None:
-            race = (best[5] + max(RACE_MARGIN, 1e-3 * abs(best[5])), best[5], best[1])
+            race = (best[5] + max(RACE_MARGIN, 1e-3 * abs(best[5])), best[5], best[1],
+                    int(RACE_EVAL_SHARE * first_nfev))
+            deadline = _race_deadline(first_seconds)
+        started = time.monotonic()
         res = _optimize_from(spec, cand, target, objective, fixed_z, summary, gap_floor,
-                             race=race, hess_inv0=None if race is None else best[6])
+                             race=race, hess_inv0=None if race is None else best[6],
+                             deadline=deadline)
+        if first_seconds is None:
+            first_seconds, first_nfev = time.monotonic() - started, res[-1].nfev
         attempts.append(res[-1])
         if res[0] is not None and not res[5]:  # an abandoned racer keeps the rival
             nll_full = full(res[0]) if target is not full else res[1]
@@ -366,7 +379,7 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     if objective is None and spec.loc_index not in fixed_z and _vanishes_at_centre(
             dist, best[1][:spec.n_shapes]):
         best = _scan_location(spec, best, target, full, fixed_z, summary, gap_floor,
-                              attempts)
+                              attempts, first_seconds)
 
     theta = best[1]
     theta = _round_integral_shapes(spec, theta, full, fixed_z, summary, gap_floor)
@@ -376,6 +389,15 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     message = ("converged" if success else "optimiser did not report convergence"
                if valid else "no parameters with a finite likelihood were found")
     return theta, nll, success, f"{message} ({best[4]})", best[3], attempts
+
+
+def _race_deadline(first_seconds: float | None) -> float | None:
+    """When a racing start is abandoned: after RACE_TIME_FACTOR times the first local
+    optimisation's time (at least RACE_TIME_FLOOR seconds). Ordinary racers take less
+    than the first start; this stops only those stuck where each evaluation is slow."""
+    if first_seconds is None:
+        return None
+    return time.monotonic() + max(RACE_TIME_FACTOR * first_seconds, RACE_TIME_FLOOR)
 
 
 LOCATION_SHIFTS = (-0.3, -0.15, -0.08, -0.04, -0.02, 0.02, 0.04, 0.08, 0.15, 0.3)
@@ -393,15 +415,17 @@ def _vanishes_at_centre(dist, shapes) -> bool:
         return False
 
 
-def _scan_location(spec, best, target, full, fixed_z, summary, gap_floor, attempts):
+def _scan_location(spec, best, target, full, fixed_z, summary, gap_floor, attempts,
+                   first_seconds=None):
     """Starts with ``loc`` shifted by fractions of the scale, each racing the best: the
     way out of the local maxima of a likelihood that is multimodal in ``loc``."""
     for shift in LOCATION_SHIFTS:
         theta = np.array(best[1], dtype=float)
         theta[spec.loc_index] += shift * theta[spec.scale_index]
-        race = (best[5] + max(RACE_MARGIN, 1e-3 * abs(best[5])), best[5], best[1])
+        race = (best[5] + max(RACE_MARGIN, 1e-3 * abs(best[5])), best[5], best[1], 0)
         res = _optimize_from(spec, Candidate("location_scan", theta), target, None, fixed_z,
-                             summary, gap_floor, race=race, hess_inv0=best[6])
+                             summary, gap_floor, race=race, hess_inv0=best[6],
+                             deadline=_race_deadline(first_seconds))
         attempts.append(res[-1])
         if res[0] is not None and res[2]:
             nll_full = full(res[0]) if target is not full else res[1]
@@ -454,7 +478,7 @@ def _distinct(cands: list[Candidate], k: int, n_shapes: int = 0) -> list[Candida
 
 
 def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_floor,
-                   bounded=True, hess_inv0=None, race=None):
+                   bounded=True, hess_inv0=None, race=None, deadline=None):
     n_shapes = spec.n_shapes
     par = Parameterization(spec.dist, fixed_z, n_shapes + 2, nll.zmin if hasattr(
         nll, "zmin") else summary.zmin, nll.zmax if hasattr(nll, "zmax") else summary.zmax,
@@ -482,14 +506,15 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
     censored = isinstance(nll, CensoredNLL)
     if race is not None:
         race = (RACE_ITERATIONS, race[0] / per_obs, race[1] / per_obs, par.to_t(race[2]),
-                hess_inv0)
+                hess_inv0, race[3])
     res = minimize_local(f, t0, maxfev=maxfev, hess_inv0=hess_inv0, race=race,
-                         edge=None if censored else (par.gap_positions(), np.log(EDGE_GAP)))
+                         edge=None if censored else (par.gap_positions(), np.log(EDGE_GAP)),
+                         deadline=deadline)
     if not censored and not res.abandoned:
-        settled = settle_on_edge(par, f, res, maxfev, race=race)
+        settled = settle_on_edge(par, f, res, maxfev, race=race, deadline=deadline)
         if res.heading_for_edge and settled is res:
             # the edge is not the optimum after all (it lies just inside): resume
-            more = minimize_local(f, res.t, maxfev=maxfev, race=race)
+            more = minimize_local(f, res.t, maxfev=maxfev, race=race, deadline=deadline)
             settled = settle_on_edge(par, f, replace(more, nfev=res.nfev + more.nfev,
                                                      message=f"{res.message}; resumed: "
                                                      f"{more.message}"), maxfev)

@@ -9,6 +9,7 @@ than the start.
 
 from __future__ import annotations
 
+import time
 import warnings
 from dataclasses import dataclass, field
 
@@ -37,9 +38,10 @@ class _BestTracker:
     """Wraps ``f``: counts calls, maps NaN/errors to inf, keeps the best point seen and
     remembers the last evaluation (BFGS asks for f and its gradient at the same point)."""
 
-    def __init__(self, f, maxfev: int):
+    def __init__(self, f, maxfev: int, deadline: float | None = None):
         self.f = f
         self.maxfev = maxfev
+        self.deadline = deadline
         self.nfev = 0
         self.best_t = None
         self.best_f = np.inf
@@ -52,6 +54,9 @@ class _BestTracker:
             return self._last_f
         if self.nfev >= self.maxfev:
             raise _BudgetExhausted
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise _Abandoned("out of time (a racing start may take only a few times as "
+                             "long as the converged one)")
         self.nfev += 1
         try:
             val = float(self.f(t))
@@ -68,25 +73,33 @@ class _BestTracker:
 def minimize_local(f, t0, *, maxfev: int = 3000, xtol: float = 1e-9,
                    hess_inv0: np.ndarray | None = None,
                    race: tuple | None = None,
-                   edge: tuple[list[int], float] | None = None) -> LocalResult:
+                   edge: tuple[list[int], float] | None = None,
+                   deadline: float | None = None) -> LocalResult:
     """Minimise ``f`` from ``t0``; ``f`` returns ``inf`` where infeasible.
 
     ``hess_inv0`` warm-starts BFGS (e.g. the estimate from a fit on a subsample, when
     polishing on the whole sample: the curvature per observation is nearly the same).
-    ``race = (iterations, threshold, rival, rival_t, rival_hess_inv)``: after that many
-    BFGS iterations, give up unless the value is below ``threshold``; give up as soon as
-    the value settles at the ``rival`` value, or is the one that the rival's quadratic
-    model (its point and inverse Hessian; either may be None) predicts -- a second start
-    racing a converged first one is finished only while it may still beat it.
+    ``race = (iterations, threshold, rival, rival_t, rival_hess_inv, min_evals)``: after
+    that many BFGS iterations (and evaluations), give up unless the value is below
+    ``threshold``; give up as soon as the value settles at the ``rival`` value, or is the
+    one that the rival's quadratic model (its point and inverse Hessian; either may be
+    None) predicts -- a second start racing a converged first one is finished only while
+    it may still beat it.
     ``edge = (positions, below)``: stop BFGS once a coordinate at one of ``positions``
     (a log-gap to an end of the support) is below ``below`` and has fallen steadily for
     several iterations: BFGS only creeps towards an optimum on the edge, one constant
     step of the log-gap per iteration; the caller puts the gap on the edge instead
     (``heading_for_edge`` in the result).
+    ``deadline`` (``time.monotonic()``): a racer still running then is abandoned -- some
+    densities take seconds per evaluation in degenerate corners (ncf with dfn ~ 1e7).
     """
     t0 = np.asarray(t0, dtype=float)
-    tracker = _BestTracker(f, maxfev)
-    if not np.isfinite(tracker(t0)):
+    tracker = _BestTracker(f, maxfev, deadline)
+    try:
+        start_value = tracker(t0)
+    except _Abandoned as stop:
+        return LocalResult(t0, np.inf, False, str(stop), 0, abandoned=True)
+    if not np.isfinite(start_value):
         return LocalResult(t0, np.inf, False, "infeasible start", 1)
     msgs = []
     converged = False
@@ -173,7 +186,9 @@ class _Abandoned(Exception):
 class _RaceWatch:
     """BFGS callback of a start racing a converged one (values are per observation).
 
-    After ``iterations`` iterations the racer gives up unless it is below ``threshold``,
+    After ``iterations`` iterations and ``min_evals`` evaluations (a slow start may
+    need a few dozen iterations before it falls) the racer gives up unless it is below
+    ``threshold``,
     a margin above the rival that shrinks with the square of the iteration count, or
     is falling fast enough to reach the rival's value soon;
     at any iteration it stops once it has settled at the rival's value (within
@@ -182,9 +197,11 @@ class _RaceWatch:
     """
 
     def __init__(self, tracker, iterations: int, threshold: float, rival: float,
-                 rival_t=None, rival_hess_inv=None):
+                 rival_t=None, rival_hess_inv=None, min_evals: int = 0):
         self.tracker = tracker
         self.iterations = iterations
+        self.min_evals = min_evals
+        self.judged_from = None  # the first iteration at which the racer may be judged
         self.threshold = threshold
         self.rival = rival
         self.band = AGREE_RTOL * max(1.0, abs(rival))
@@ -222,10 +239,13 @@ class _RaceWatch:
         value = float(intermediate_result.fun)
         # the margin shrinks as the racer ages: one that is still above the rival after
         # many iterations is creeping towards the rival's optimum, not past it
-        margin = (self.threshold - self.rival) * (self.iterations / self.k) ** 2
         self.values.append(value)
-        if self.k >= self.iterations and value > self.rival + margin \
-                and not self._closing_fast(value):
+        if self.judged_from is None and self.k >= self.iterations \
+                and self.tracker.nfev >= self.min_evals:
+            self.judged_from = self.k
+        margin = np.inf if self.judged_from is None else (
+            (self.threshold - self.rival) * (self.judged_from / self.k) ** 2)
+        if value > self.rival + margin and not self._closing_fast(value):
             raise _Abandoned(f"abandoned after {self.k} BFGS iterations: no prospect of "
                              "beating the converged start")
         if abs(value - self.rival) <= self.band and self.previous - value <= 10 * self.band:
