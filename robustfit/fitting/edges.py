@@ -79,11 +79,10 @@ def _fit_with_gaps_at_edge(f, t, at_edge: list[int], maxfev: int, race, deadline
         return f(full)
 
     if race is not None:
-        iterations, threshold, rival, rival_t, rival_hess_inv, min_evals = race
-        race = (iterations, threshold, rival,
-                None if rival_t is None else np.asarray(rival_t)[keep],
-                None if rival_hess_inv is None else np.asarray(rival_hess_inv)[
-                    np.ix_(keep, keep)], min_evals)
+        race = replace(race, rival_t=None if race.rival_t is None else
+                       np.asarray(race.rival_t)[keep], rival_hess_inv=None
+                       if race.rival_hess_inv is None else
+                       np.asarray(race.rival_hess_inv)[np.ix_(keep, keep)])
     edge = minimize_local(reduced, base[keep], maxfev=maxfev, race=race, deadline=deadline)
     full_t = base.copy()
     full_t[keep] = edge.t

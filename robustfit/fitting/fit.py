@@ -16,7 +16,7 @@ from .edges import EDGE_GAP, settle_on_edge
 from .guesses import Candidate, SampleSummary, generate_candidates
 from .likelihood import CensoredNLL, CompleteNLL, support, valid_shapes
 from .moment_fit import moment_objective
-from .optimizer import minimize_local
+from .optimizer import Race, minimize_local
 from .parameterization import Parameterization
 from .result import Attempt, FitResult
 from .spec import FitSpec, parse_fit_arguments, shape_integrality
@@ -27,16 +27,17 @@ SCORE_SIZE = 2000  # observations used to rank starting candidates
 OPTIMIZE_SIZE = 20000  # above this, optimise on a stratified subsample, then polish
 N_OPTIMIZED = 3  # best-scoring distinct candidates that get a local optimisation
 VERIFY_SIZE = 2_000_000  # up to this size the final NLL is recomputed in user units
-# a further start, racing a converged one, is finished only if after RACE_ITERATIONS
-# BFGS iterations it is within RACE_MARGIN log-likelihood units of it (or better)
 # evaluations one local optimisation may use, per free parameter (+1): a start that has
 # not converged by then is wandering towards a degenerate limit (data far from the family)
 EVALS_PER_PARAMETER = 400
 MIN_STARTS = 2  # local optimisations made even when the first one converged
+# a further start, racing a converged one, is finished only if after RACE_ITERATIONS
+# BFGS iterations it is within RACE_MARGIN log-likelihood units of it (or better); it is
+# not judged before it has used RACE_EVAL_SHARE of the first start's evaluations (a start
+# that converges to a better optimum may need a few dozen iterations before it falls),
+# and it is stopped after RACE_TIME_FACTOR times the first start's time
 RACE_ITERATIONS = 8
 RACE_MARGIN = 2.0
-# ... and not before it has used this share of the first start's evaluations: a start
-# that converges to a better optimum may need a few dozen iterations before it falls
 RACE_EVAL_SHARE = 0.5
 RACE_TIME_FACTOR = 4.0
 RACE_TIME_FLOOR = 0.25  # seconds
@@ -505,8 +506,8 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
     maxfev = EVALS_PER_PARAMETER * (t0.size + 1)
     censored = isinstance(nll, CensoredNLL)
     if race is not None:
-        race = (RACE_ITERATIONS, race[0] / per_obs, race[1] / per_obs, par.to_t(race[2]),
-                hess_inv0, race[3])
+        race = Race(RACE_ITERATIONS, race[0] / per_obs, race[1] / per_obs,
+                    par.to_t(race[2]), hess_inv0, race[3])
     res = minimize_local(f, t0, maxfev=maxfev, hess_inv0=hess_inv0, race=race,
                          edge=None if censored else (par.gap_positions(), np.log(EDGE_GAP)),
                          deadline=deadline)

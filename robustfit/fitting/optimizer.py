@@ -30,6 +30,23 @@ class LocalResult:
     heading_for_edge: bool = False  # BFGS stopped: gaps shrinking steadily towards 0
 
 
+@dataclass(frozen=True)
+class Race:
+    """A start racing a rival one (values per observation, as ``f`` returns them).
+
+    After ``iterations`` BFGS iterations and ``min_evals`` evaluations the racer is
+    judged against ``threshold``; ``rival_t`` and ``rival_hess_inv`` (either may be
+    None) give the converged rival's quadratic model.
+    """
+
+    iterations: int
+    threshold: float
+    rival: float
+    rival_t: np.ndarray | None = None
+    rival_hess_inv: np.ndarray | None = None
+    min_evals: int = 0
+
+
 class _BudgetExhausted(Exception):
     pass
 
@@ -72,19 +89,17 @@ class _BestTracker:
 
 def minimize_local(f, t0, *, maxfev: int = 3000, xtol: float = 1e-9,
                    hess_inv0: np.ndarray | None = None,
-                   race: tuple | None = None,
+                   race: Race | None = None,
                    edge: tuple[list[int], float] | None = None,
                    deadline: float | None = None) -> LocalResult:
     """Minimise ``f`` from ``t0``; ``f`` returns ``inf`` where infeasible.
 
     ``hess_inv0`` warm-starts BFGS (e.g. the estimate from a fit on a subsample, when
     polishing on the whole sample: the curvature per observation is nearly the same).
-    ``race = (iterations, threshold, rival, rival_t, rival_hess_inv, min_evals)``: after
-    that many BFGS iterations (and evaluations), give up unless the value is below
-    ``threshold``; give up as soon as the value settles at the ``rival`` value, or is the
-    one that the rival's quadratic model (its point and inverse Hessian; either may be
-    None) predicts -- a second start racing a converged first one is finished only while
-    it may still beat it.
+    ``race`` (a :class:`Race`): after that many BFGS iterations (and evaluations), give
+    up unless the value is below ``threshold``; give up as soon as the value settles at
+    the ``rival`` value, or is the one that the rival's quadratic model predicts -- a
+    second start racing a first one is finished only while it may still beat it.
     ``edge = (positions, below)``: stop BFGS once a coordinate at one of ``positions``
     (a log-gap to an end of the support) is below ``below`` and has fallen steadily for
     several iterations: BFGS only creeps towards an optimum on the edge, one constant
@@ -110,7 +125,7 @@ def minimize_local(f, t0, *, maxfev: int = 3000, xtol: float = 1e-9,
         try:
             if hess_inv0 is None and INITIAL_HESSIAN:
                 hess_inv0 = _inverse_hessian_estimate(tracker, t0)
-            watch = None if race is None else _RaceWatch(tracker, *race)
+            watch = None if race is None else _RaceWatch(tracker, race)
             watchers = [w for w in (watch, None if not edge or not edge[0] else
                                     _EdgeWatch(*edge)) if w is not None]
             bfgs = _bfgs_stage(tracker, t0, hess_inv0, callback=_all_of(watchers))
@@ -186,31 +201,31 @@ class _Abandoned(Exception):
 class _RaceWatch:
     """BFGS callback of a start racing a converged one (values are per observation).
 
-    After ``iterations`` iterations and ``min_evals`` evaluations (a slow start may
-    need a few dozen iterations before it falls) the racer gives up unless it is below
-    ``threshold``,
-    a margin above the rival that shrinks with the square of the iteration count, or
-    is falling fast enough to reach the rival's value soon;
-    at any iteration it stops once it has settled at the rival's value (within
-    ``AGREE_RTOL`` and no longer falling): both starts lead to the same optimum, and
-    finishing the second one would only repeat the first one's polish.
+    Once it has made ``iterations`` iterations and ``min_evals`` evaluations (a slow
+    start may need a few dozen iterations before it falls), the racer gives up unless
+    it is below ``threshold`` -- a margin above the rival that shrinks with the square
+    of the iteration count: one still above the rival after many iterations is creeping
+    towards the rival's optimum, not past it -- or is falling fast enough to reach the
+    rival's value soon. At any iteration it stops once it has settled at the rival's
+    value (within ``AGREE_RTOL`` and no longer falling) or in the rival's quadratic
+    basin: both starts lead to the same optimum, and finishing the second one would only
+    repeat the first one's polish.
     """
 
-    def __init__(self, tracker, iterations: int, threshold: float, rival: float,
-                 rival_t=None, rival_hess_inv=None, min_evals: int = 0):
+    def __init__(self, tracker, race: Race):
         self.tracker = tracker
-        self.iterations = iterations
-        self.min_evals = min_evals
+        self.iterations = race.iterations
+        self.min_evals = race.min_evals
         self.judged_from = None  # the first iteration at which the racer may be judged
-        self.threshold = threshold
-        self.rival = rival
-        self.band = AGREE_RTOL * max(1.0, abs(rival))
+        self.threshold = race.threshold
+        self.rival = race.rival
+        self.band = AGREE_RTOL * max(1.0, abs(race.rival))
         self.k = 0
         self.previous = np.inf
         self.values: list[float] = []
-        self.rival_t = None if rival_t is None else np.asarray(rival_t, dtype=float)
-        h_inv = None if rival_t is None else _positive_definite(rival_hess_inv,
-                                                                self.rival_t.size)
+        self.rival_t = None if race.rival_t is None else np.asarray(race.rival_t, float)
+        h_inv = None if self.rival_t is None else _positive_definite(
+            race.rival_hess_inv, self.rival_t.size)
         self.rival_hess = None if h_inv is None else np.linalg.inv(h_inv)
 
     def _closing_fast(self, value: float) -> bool:
@@ -237,8 +252,6 @@ class _RaceWatch:
     def __call__(self, intermediate_result) -> None:
         self.k += 1
         value = float(intermediate_result.fun)
-        # the margin shrinks as the racer ages: one that is still above the rival after
-        # many iterations is creeping towards the rival's optimum, not past it
         self.values.append(value)
         if self.judged_from is None and self.k >= self.iterations \
                 and self.tracker.nfev >= self.min_evals:
@@ -460,12 +473,11 @@ def _positive_definite(h, dim: int) -> np.ndarray | None:
     return h
 
 
-def _bfgs_stage(tracker, t0, hess_inv0=None, central: bool = False,
-                maxiter: int | None = None, callback=None):
+def _bfgs_stage(tracker, t0, hess_inv0=None, central: bool = False, callback=None):
     def grad(t):
         return _gradient(tracker, t, central)
 
-    options = dict(gtol=BFGS_GTOL, maxiter=maxiter or 200 * t0.size)
+    options = dict(gtol=BFGS_GTOL, maxiter=200 * t0.size)
     warm = _positive_definite(hess_inv0, t0.size)
     if warm is not None:
         options["hess_inv0"] = warm
