@@ -41,6 +41,11 @@ RACE_MARGIN = 2.0
 RACE_EVAL_SHARE = 0.5
 RACE_TIME_FACTOR = 4.0
 RACE_TIME_FLOOR = 0.25  # seconds
+# the least gap between the data and an end of the support, in ulps of the largest |x|:
+# what rounding in the map back to the user's units may take (and the final check
+# nudges the edge outward by an ulp or two where it did); a wider floor costs likelihood
+# where the density is singular at the edge and the data resolve it (arcsine at 5e7)
+GAP_ULPS = 2.0
 SUFFICIENT_SIZE = 100_000  # from this size, fits that follow from a few sums skip the rest
 
 
@@ -188,9 +193,16 @@ def _nudge_into_support(spec: FitSpec, theta, nll):
             and not np.isfinite(a) else loc
         trial[-1] = scale * (1 + step) if free_scale else scale
         if free_loc and np.isfinite(a) and np.isfinite(b):
-            trial[-2] = loc - step * max(abs(loc), abs(nll.zmin), scale)
+            # both ends finite: widen the interval [loc + a*scale, loc + b*scale] at both
+            # ends (moving loc alone would pull the other end in when |loc| >> scale)
+            width = step * max(abs(nll.zmin), abs(nll.zmax), scale)
+            lo_end = min(loc + a * scale, nll.zmin) - width
+            hi_end = max(loc + b * scale, nll.zmax) + width
             if free_scale:
-                trial[-1] = scale * (1 + 2 * step) + step * max(abs(loc), abs(nll.zmax))
+                trial[-1] = (hi_end - lo_end) / (b - a)
+                trial[-2] = lo_end - a * trial[-1]
+            else:
+                trial[-2] = loc - step * max(abs(loc), abs(nll.zmin), scale)
         val = nll(trial)
         if np.isfinite(val):
             return trial, val
@@ -202,7 +214,7 @@ def _gap_floor(fd: FitData, std: Standardizer) -> float:
     map back to the user's coordinates (a few ulps of the largest magnitude)."""
     x = fd.finite_values()
     biggest = float(np.max(np.abs(x))) if x.size else 0.0
-    return max(1e-10, 64.0 * np.finfo(float).eps * biggest / std.spread)
+    return max(1e-10, GAP_ULPS * np.finfo(float).eps * biggest / std.spread)
 
 
 def _check_enough_data(spec: FitSpec, fd: FitData) -> None:

@@ -246,3 +246,22 @@ def test_catalogue_covers_distcont():
     assert {label.split("#")[0] for label in CATALOGUE} == names
     assert set(REPRESENTATIVE) <= set(CATALOGUE)
     assert SLOW_PDF <= set(CATALOGUE) and not SLOW_PDF & set(REPRESENTATIVE)
+
+
+# magnitudes where float64 itself is coarse: at 5e7 an ulp is 2.5e-6 of the scale 3e-3,
+# so how close a support's edge may come to the data is set by rounding; at 3e-9 the
+# scale (1e-12) is 3000 times smaller than the location
+COARSE_MAGNITUDES = ((5e7, 3e-3), (3e-9, 1e-12))
+
+
+@pytest.mark.parametrize("b, a", COARSE_MAGNITUDES, ids=["b5e7_a3e-3", "b3e-9_a1e-12"])
+@pytest.mark.parametrize("label", ["beta", "fatiguelife", "powerlaw#1", "loguniform",
+                                   "tukeylambda", "uniform", "gamma"])
+def test_nll_at_most_truths_where_float64_is_coarse(label, b, a):
+    dist, shapes = CATALOGUE[label]
+    x = b + a * sample(dist, shapes, 1000)
+    res = robustfit.fit(dist, x)
+    got = true_nll(dist, tuple(res[:-2]), res[-2], res[-1], x)
+    ref = true_nll(dist, shapes, b, a, x)
+    assert np.isfinite(got) and np.isfinite(res.nll), res.message
+    assert got <= ref + NLL_RTOL * abs(ref) + NLL_ATOL, (got, ref, res.message)
