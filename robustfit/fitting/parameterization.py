@@ -136,12 +136,10 @@ class Parameterization:
         li, si = self.n_shapes, self.n_shapes + 1
         if li in self.fixed and si in self.fixed:
             return theta
-        try:
-            a, b = _support(self.dist, shapes)
-        except Exception:
+        ends = self._support_of_same_kind(shapes)
+        if ends is None:
             return None
-        if self.bounded and _support_kind(a, b) != self.kind:
-            return None
+        a, b = ends
         with np.errstate(all="ignore"):
             ok = self._loc_scale(theta, values, a, b)
         loc, scale = float(theta[li]), float(theta[si])
@@ -193,6 +191,17 @@ class Parameterization:
             theta[si] = smin + _exp(ts)
         return True
 
+    def _support_of_same_kind(self, shapes: tuple) -> tuple[float, float] | None:
+        """The support at ``shapes`` (Python floats), or None where it cannot be had or
+        (bounded parameterisation) its kind differs from the one the map was built for."""
+        try:
+            a, b = _support(self.dist, shapes)
+        except Exception:
+            return None
+        if self.bounded and _support_kind(a, b) != self.kind:
+            return None
+        return a, b
+
     def _scale_interval(self, loc, a, b) -> tuple[float, float]:
         if not self.bounded:
             return 0.0, np.inf
@@ -223,12 +232,10 @@ class Parameterization:
             for j in range(self.n_shapes):
                 if j not in self.fixed:
                     out.append(self._shape_to_t(j, theta[j]))
-            try:
-                a, b = support(self.dist, shapes)
-            except Exception:
+            ends = self._support_of_same_kind(tuple(float(v) for v in shapes))
+            if ends is None:
                 return None
-            if self.bounded and _support_kind(a, b) != self.kind:
-                return None
+            a, b = ends
             loc, scale = theta[li], theta[si]
             lower, upper = self.kind
             zmin, zmax = self.zmin, self.zmax
