@@ -48,13 +48,19 @@ def settle_on_edge(par: Parameterization, f, res, maxfev: int, race=None,
     """
     small = [p for p in par.gap_positions() if _AT_EDGE_T < res.t[p] < np.log(EDGE_GAP)]
     best = res
+    abandoned = None
     for k in range(1, len(small) + 1):
         for subset in itertools.combinations(small, k):
             edge = _fit_with_gaps_at_edge(f, res.t, list(subset), maxfev, race, deadline)
-            if edge.fun <= best.fun and not edge.abandoned:  # abandoned: unfinished
+            if edge.abandoned:  # a racer that cannot beat its rival on the edge either
+                abandoned = edge
+            elif edge.fun <= best.fun:
                 best = replace(edge, message=f"{res.message}; on the support's edge: "
                                f"{edge.message}", nfev=res.nfev + edge.nfev,
                                success=edge.success or res.success)
+    if best is res and abandoned is not None:
+        return replace(res, abandoned=True, success=False, nfev=res.nfev + abandoned.nfev,
+                       message=f"{res.message}; on the support's edge: {abandoned.message}")
     if best is res:
         return res
     if _unbounded_at_edge(par, f, best):

@@ -528,9 +528,10 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
         if res.heading_for_edge and settled is res:
             # the edge is not the optimum after all (it lies just inside): resume
             more = minimize_local(f, res.t, maxfev=maxfev, race=race, deadline=deadline)
-            settled = settle_on_edge(par, f, replace(more, nfev=res.nfev + more.nfev,
-                                                     message=f"{res.message}; resumed: "
-                                                     f"{more.message}"), maxfev)
+            more = replace(more, nfev=res.nfev + more.nfev,
+                           message=f"{res.message}; resumed: {more.message}")
+            settled = more if more.abandoned else settle_on_edge(
+                par, f, more, maxfev, race=race, deadline=deadline)
         res = settled
     theta = par.to_theta(res.t)
     value = res.fun * (1 if objective is not None else scale)

@@ -159,11 +159,15 @@ class _HeadingForEdge(Exception):
 
 EDGE_CREEP_ITERATIONS = 3  # consecutive falls of a log-gap that make a creep
 EDGE_CREEP_STEP = 0.2  # the least fall per iteration that counts
+EDGE_OTHERS_STILL = 0.05  # ... while no other coordinate moved more than this in all
 
 
 class _EdgeWatch:
     """BFGS callback: raises once a log-gap is below ``below`` and has fallen by at
-    least ``EDGE_CREEP_STEP`` in each of the last ``EDGE_CREEP_ITERATIONS`` iterations."""
+    least ``EDGE_CREEP_STEP`` in each of the last ``EDGE_CREEP_ITERATIONS`` iterations
+    while the other coordinates have settled (moved less than ``EDGE_OTHERS_STILL``):
+    BFGS is then only creeping along the gap. While the shapes still move, the path may
+    yet lead elsewhere, and BFGS goes on."""
 
     def __init__(self, positions: list[int], below: float):
         self.positions = list(positions)
@@ -171,13 +175,16 @@ class _EdgeWatch:
         self.history: list[np.ndarray] = []
 
     def __call__(self, intermediate_result) -> None:
-        self.history.append(np.asarray(intermediate_result.x, dtype=float)[self.positions])
+        self.history.append(np.array(intermediate_result.x, dtype=float))
         if len(self.history) <= EDGE_CREEP_ITERATIONS:
             return
         recent = np.array(self.history[-EDGE_CREEP_ITERATIONS - 1:])
-        falls = -np.diff(recent, axis=0)
-        creeping = (recent[-1] < self.below) & np.all(falls >= EDGE_CREEP_STEP, axis=0)
-        if creeping.any():
+        gaps = recent[:, self.positions]
+        falls = -np.diff(gaps, axis=0)
+        creeping = (gaps[-1] < self.below) & np.all(falls >= EDGE_CREEP_STEP, axis=0)
+        others = [i for i in range(recent.shape[1]) if i not in self.positions]
+        moved = np.max(np.abs(recent[-1, others] - recent[0, others])) if others else 0.0
+        if creeping.any() and moved < EDGE_OTHERS_STILL:
             raise _HeadingForEdge(f"BFGS heading for the support's edge after "
                                   f"{len(self.history)} iterations")
 
