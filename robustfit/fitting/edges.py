@@ -84,11 +84,6 @@ def _fit_with_gaps_at_edge(f, t, at_edge: list[int], maxfev: int, race, deadline
         full[keep] = u
         return f(full)
 
-    if race is not None:
-        race = replace(race, rival_t=None if race.rival_t is None else
-                       np.asarray(race.rival_t)[keep], rival_hess_inv=None
-                       if race.rival_hess_inv is None else
-                       np.asarray(race.rival_hess_inv)[np.ix_(keep, keep)])
     edge = minimize_local(reduced, base[keep], maxfev=maxfev, race=race, deadline=deadline)
     full_t = base.copy()
     full_t[keep] = edge.t

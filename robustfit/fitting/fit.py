@@ -355,7 +355,7 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     for k, cand in enumerate(chosen):
         race = deadline = None
         if best is not None and best[2] and objective is None:
-            race = (best[5] + max(RACE_MARGIN, 1e-3 * abs(best[5])), best[5], best[1],
+            race = (best[5] + max(RACE_MARGIN, 1e-3 * abs(best[5])), best[5],
                     int(RACE_EVAL_SHARE * first_nfev))
             deadline = _race_deadline(first_seconds)
         started = time.monotonic()
@@ -435,7 +435,7 @@ def _scan_location(spec, best, target, full, fixed_z, summary, gap_floor, attemp
     for shift in LOCATION_SHIFTS:
         theta = np.array(best[1], dtype=float)
         theta[spec.loc_index] += shift * theta[spec.scale_index]
-        race = (best[5] + max(RACE_MARGIN, 1e-3 * abs(best[5])), best[5], best[1], 0)
+        race = (best[5] + max(RACE_MARGIN, 1e-3 * abs(best[5])), best[5], 0)
         res = _optimize_from(spec, Candidate("location_scan", theta), target, None, fixed_z,
                              summary, gap_floor, race=race, hess_inv0=best[6],
                              deadline=_race_deadline(first_seconds))
@@ -518,8 +518,7 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
     maxfev = EVALS_PER_PARAMETER * (t0.size + 1)
     censored = isinstance(nll, CensoredNLL)
     if race is not None:
-        race = Race(RACE_ITERATIONS, race[0] / per_obs, race[1] / per_obs,
-                    par.to_t(race[2]), hess_inv0, race[3])
+        race = Race(RACE_ITERATIONS, race[0] / per_obs, race[1] / per_obs, race[2])
     res = minimize_local(f, t0, maxfev=maxfev, hess_inv0=hess_inv0, race=race,
                          edge=None if censored else (par.gap_positions(), np.log(EDGE_GAP)),
                          deadline=deadline)

@@ -80,7 +80,9 @@ def shape_grid(dist, n_shapes: int, fixed: dict, per_shape: int) -> list[tuple]:
         elif np.isfinite(hi):
             vals = min(hi, 0.0) - np.array([1.0, 0.3, 3.0, 10.0, 0.6])
         else:
-            vals = np.array([0.5, -0.5, 2.0, -2.0, 0.1])
+            # 0 first: the symmetric or limiting member (skewnorm, genextreme, kappa4 with
+            # k = 0) that the other values straddle
+            vals = np.array([0.0, 0.5, -0.5, 2.0, -2.0])
         axes.append(list(vals[:per_shape]))
     return [tuple(p) for p in itertools.product(*axes)]
 

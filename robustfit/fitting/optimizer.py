@@ -35,15 +35,12 @@ class Race:
     """A start racing a rival one (values per observation, as ``f`` returns them).
 
     After ``iterations`` BFGS iterations and ``min_evals`` evaluations the racer is
-    judged against ``threshold``; ``rival_t`` and ``rival_hess_inv`` (either may be
-    None) give the converged rival's quadratic model.
+    judged against ``threshold``.
     """
 
     iterations: int
     threshold: float
     rival: float
-    rival_t: np.ndarray | None = None
-    rival_hess_inv: np.ndarray | None = None
     min_evals: int = 0
 
 
@@ -98,8 +95,8 @@ def minimize_local(f, t0, *, maxfev: int = 3000, xtol: float = 1e-9,
     polishing on the whole sample: the curvature per observation is nearly the same).
     ``race`` (a :class:`Race`): after that many BFGS iterations (and evaluations), give
     up unless the value is below ``threshold``; give up as soon as the value settles at
-    the ``rival`` value, or is the one that the rival's quadratic model predicts -- a
-    second start racing a first one is finished only while it may still beat it.
+    the ``rival`` value -- a second start racing a first one is finished only while it
+    may still beat it.
     ``edge = (positions, below)``: stop BFGS once a coordinate at one of ``positions``
     (a log-gap to an end of the support) is below ``below`` and has fallen steadily for
     several iterations: BFGS only creeps towards an optimum on the edge, one constant
@@ -214,9 +211,11 @@ class _RaceWatch:
     of the iteration count: one still above the rival after many iterations is creeping
     towards the rival's optimum, not past it -- or is falling fast enough to reach the
     rival's value soon. At any iteration it stops once it has settled at the rival's
-    value (within ``AGREE_RTOL`` and no longer falling) or in the rival's quadratic
-    basin: both starts lead to the same optimum, and finishing the second one would only
-    repeat the first one's polish.
+    value (within ``AGREE_RTOL`` and no longer falling): both starts lead to the same
+    optimum, and finishing the second one would only repeat the first one's polish. (A
+    test against the rival's quadratic model was tried and dropped: a single point
+    where the model fits is weak evidence, and it stopped a racer bound for a better
+    optimum.)
     """
 
     def __init__(self, tracker, race: Race):
@@ -230,10 +229,6 @@ class _RaceWatch:
         self.k = 0
         self.previous = np.inf
         self.values: list[float] = []
-        self.rival_t = None if race.rival_t is None else np.asarray(race.rival_t, float)
-        h_inv = None if self.rival_t is None else _positive_definite(
-            race.rival_hess_inv, self.rival_t.size)
-        self.rival_hess = None if h_inv is None else np.linalg.inv(h_inv)
 
     def _closing_fast(self, value: float) -> bool:
         """Whether, at its rate over the last few iterations, the racer would reach the
@@ -244,17 +239,6 @@ class _RaceWatch:
             return False
         rate = (self.values[-1 - span] - value) / span
         return rate > 0 and value - self.rival < RACE_HORIZON * rate
-
-    def _in_rival_basin(self, t, value: float) -> bool:
-        """Whether ``value`` is what the rival's quadratic model predicts at ``t``, close
-        to the rival: the racer is then in the rival's basin, heading for its optimum."""
-        if self.rival_hess is None:
-            return False
-        d = np.asarray(t, dtype=float) - self.rival_t
-        q = 0.5 * float(d @ self.rival_hess @ d)
-        if not (0 <= q <= BASIN_DEPTH * max(1.0, abs(self.rival))):
-            return False
-        return abs(value - (self.rival + q)) <= 0.25 * q + self.band
 
     def __call__(self, intermediate_result) -> None:
         self.k += 1
@@ -271,9 +255,6 @@ class _RaceWatch:
         if abs(value - self.rival) <= self.band and self.previous - value <= 10 * self.band:
             raise _Abandoned(f"after {self.k} BFGS iterations at the converged start's "
                              "value: the starts agree")
-        if self.k >= 2 and self._in_rival_basin(intermediate_result.x, value):
-            raise _Abandoned(f"after {self.k} BFGS iterations in the converged start's "
-                             "basin (its quadratic model predicts the value)")
         self.previous = value
 
     def after_bfgs(self, converged: bool) -> None:
@@ -404,9 +385,6 @@ BFGS_GTOL = 1e-6  # per observation; flat directions (rice's b) need it: Newton 
 # a racing start whose value is this close (relative) to the converged one's after its
 # first iterations is heading for the same optimum (values are per observation)
 AGREE_RTOL = 1e-7
-# the racer is compared with the rival's quadratic model only this close (per
-# observation, relative): further out the model says little
-BASIN_DEPTH = 1e-3
 RACE_HORIZON = 16  # iterations a racer still falling fast is given to reach the rival
 
 

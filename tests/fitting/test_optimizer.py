@@ -49,7 +49,7 @@ def double_well(t):
 def test_a_racer_heading_for_the_rivals_optimum_stops_early():
     first = minimize_local(rosenbrock, np.array([-1.2, 1.0]))
     full = minimize_local(rosenbrock, np.array([-1.0, 1.1]))
-    race = Race(8, first.fun + 2.0, first.fun, first.t, first.hess_inv)
+    race = Race(8, first.fun + 2.0, first.fun)
     racer = minimize_local(rosenbrock, np.array([-1.0, 1.1]), race=race)
     assert racer.abandoned and not racer.success
     assert racer.nfev < full.nfev
@@ -58,7 +58,7 @@ def test_a_racer_heading_for_the_rivals_optimum_stops_early():
 def test_a_racer_heading_for_a_better_optimum_is_not_stopped():
     worse = minimize_local(double_well, np.array([1.5, 0.0]))
     assert worse.t[0] > 0  # the local minimum near x = +1
-    race = Race(8, worse.fun + 2.0, worse.fun, worse.t, worse.hess_inv)
+    race = Race(8, worse.fun + 2.0, worse.fun)
     racer = minimize_local(double_well, np.array([-1.5, 0.0]), race=race)
     assert not racer.abandoned and racer.success
     assert racer.fun < worse.fun - 0.5
