@@ -30,7 +30,7 @@ VERIFY_SIZE = 2_000_000  # up to this size the final NLL is recomputed in user u
 # evaluations one local optimisation may use, per free parameter (+1): a start that has
 # not converged by then is wandering towards a degenerate limit (data far from the family)
 EVALS_PER_PARAMETER = 400
-MIN_STARTS = 2  # local optimisations made even when the first one converged
+MIN_STARTS = 3  # local optimisations (racing the best) made even when the first converged
 # a further start, racing a converged one, is finished only if after RACE_ITERATIONS
 # BFGS iterations it is within RACE_MARGIN log-likelihood units of it (or better); it is
 # not judged before it has used RACE_EVAL_SHARE of the first start's evaluations (a start
