@@ -75,6 +75,7 @@ class CompleteNLL:
         self.zmin = float(z.min()) if z.size else 0.0
         self.zmax = float(z.max()) if z.size else 0.0
         self._private_ok = True
+        self._scalar_ok = True
         self.nfev = 0
 
     def __call__(self, theta) -> float:
@@ -103,12 +104,17 @@ class CompleteNLL:
 
     def _sum_logpdf(self, shapes, loc, scale) -> float:
         u = (self.z - loc) / scale
-        if self._private_ok:
+        if self._private_ok and self._scalar_ok:
             try:
                 # scalar shapes, as scipy's own fit passes them to _logpdf
                 logpdf = self.dist._logpdf(u, *shapes)
                 if np.shape(logpdf) == u.shape:
                     return float(np.sum(logpdf))
+            except Exception:
+                pass
+            self._scalar_ok = False  # this _logpdf wants shapes shaped like x
+        if self._private_ok:
+            try:
                 args = [np.broadcast_to(np.asarray(s, dtype=float), u.shape)
                         for s in shapes]
                 return float(np.sum(self.dist._logpdf(u, *args)))

@@ -111,3 +111,25 @@ def test_parameterization_maps_huge_coordinates_to_none_not_warnings():
     with np.errstate(all="raise"):
         assert par.to_theta(np.array([1e6, 0.0, 0.0])) is None  # shape overflows
         assert par.to_theta(np.array([0.0, 0.0, 1e6])) is None  # scale overflows
+
+
+class _MaskedNormal(stats.rv_continuous):
+    """N(0, c^2) whose _logpdf indexes the shape like x (fails for a scalar shape)."""
+
+    def _logpdf(self, x, c):
+        c = np.asarray(c)
+        out = np.empty_like(x)
+        m = x > 0
+        for part in (m, ~m):
+            out[part] = -0.5 * (x[part] / c[part]) ** 2 - np.log(c[part] * np.sqrt(2 * np.pi))
+        return out
+
+
+def test_complete_nll_broadcasts_shapes_for_a_logpdf_that_needs_it():
+    dist = _MaskedNormal(name="masked_normal")
+    z = np.sort(stats.norm.rvs(scale=2.0, size=200, random_state=5))
+    nll = CompleteNLL(dist, z)
+    theta = np.array([2.0, 0.1, 1.5])
+    expected = -np.sum(stats.norm.logpdf(z, loc=0.1, scale=3.0))
+    np.testing.assert_allclose(nll(theta), expected, rtol=1e-12)
+    assert nll._private_ok  # the fast private path, with broadcast shapes
