@@ -493,6 +493,15 @@ def _distinct(cands: list[Candidate], k: int, n_shapes: int = 0) -> list[Candida
 def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_floor,
                    bounded=True, hess_inv0=None, race=None, deadline=None):
     n_shapes = spec.n_shapes
+    # shapes that must be integers (irwinhall's n) are held at the nearest integer: the
+    # unconstrained map would hand the density 11.000000000000002
+    held = {j: float(np.round(cand.theta[j])) for j in range(n_shapes)
+            if j not in fixed_z and _integer_only(spec.dist, j, cand.theta[:n_shapes])}
+    if held:
+        fixed_z = {**fixed_z, **held}
+        theta0 = np.array(cand.theta, dtype=float)
+        theta0[list(held)] = list(held.values())
+        cand = Candidate(cand.start, theta0, cand.exact)
     par = Parameterization(spec.dist, fixed_z, n_shapes + 2, nll.zmin if hasattr(
         nll, "zmin") else summary.zmin, nll.zmax if hasattr(nll, "zmax") else summary.zmax,
         cand.theta[:n_shapes], bounded=bounded, gap_floor=gap_floor)
@@ -540,31 +549,62 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
     return theta, value, res.success, res.message, res.hess_inv, res.abandoned, attempt
 
 
+def _integer_only(dist, j: int, shapes) -> bool:
+    """Whether shape ``j`` must be an integer: integral in scipy's shape info, and a
+    value half-way between integers fails the distribution's own argument check."""
+    if not shape_integrality(dist, j):
+        return False
+    probe = np.array(shapes, dtype=float)
+    probe[j] = np.floor(probe[j]) + 0.5
+    return not valid_shapes(dist, tuple(probe))
+
+
+INTEGER_STEPS = 64  # the most integers an integral shape moves by, one at a time
+
+
 def _round_integral_shapes(spec, theta, nll, fixed_z, summary, gap_floor):
-    """Integer-valued shapes (erlang's a, ksone's n): try the neighbouring integers,
-    re-fitting the other free parameters with the shape held there, and keep the best."""
-    best = theta
+    """Integer-valued shapes (erlang's a, irwinhall's n): from the neighbouring
+    integers, step one integer at a time while the likelihood improves, re-fitting the
+    other free parameters with the shape held at each, and keep the best."""
+    best = np.array(theta, dtype=float)
     for j in range(spec.n_shapes):
         if j in spec.fixed or not shape_integrality(spec.dist, j):
             continue
-        options = []
-        for v in {float(np.floor(best[j])), float(np.ceil(best[j]))}:
-            if not valid_shapes(spec.dist, tuple(np.where(np.arange(spec.n_shapes) == j, v,
-                                                          best[:spec.n_shapes]))):
-                continue
-            cand = best.copy()
+
+        def refit(v, start, j=j):
+            shapes = np.array(start[:spec.n_shapes], dtype=float)
+            shapes[j] = v
+            if not valid_shapes(spec.dist, tuple(shapes)):
+                return np.inf, None
+            cand = np.array(start, dtype=float)
             cand[j] = v
-            options.append((nll(cand), cand))
+            options = [(nll(cand), cand)]
             held = {**fixed_z, j: v}
             if len(held) < len(cand):  # something left to re-fit
                 res = _optimize_from(spec, Candidate("integer", cand), nll, None, held,
                                      summary, gap_floor)
                 if res[0] is not None:
                     options.append((nll(res[0]), res[0]))
-        if options:
-            val, cand = min(options, key=lambda p: p[0])
-            if np.isfinite(val):
-                best = cand
+            return min(options, key=lambda p: p[0])
+
+        v0 = best[j]
+        tried = {v: refit(v, best) for v in {float(np.floor(v0)), float(np.ceil(v0))}}
+        val, cand = min(tried.values(), key=lambda p: p[0])
+        if cand is None or not np.isfinite(val):
+            continue
+        for step in (-1.0, 1.0):  # walk while the likelihood improves
+            here_val, here = val, cand
+            for _ in range(INTEGER_STEPS):
+                v = here[j] + step
+                if v in tried:
+                    break
+                tried[v] = nxt = refit(v, here)
+                if nxt[1] is None or not nxt[0] < here_val:
+                    break
+                here_val, here = nxt
+            if here_val < val:
+                val, cand = here_val, here
+        best = cand
     return best
 
 
