@@ -12,6 +12,7 @@ lognorm(floc=0) and weibull_min(floc=0), timing robustfit, scipy and one numpy p
 (``np.sum``) over the same array; the section "big" of the output file is updated.
 
 Usage: python benchmarks/fit.py [--n 1000] [--dists a,b] [--timeout 60] [--out PATH]
+                                [--fitters robustfit,scipy] [--magnitudes 0:1,5e7:3e-3]
        python benchmarks/fit.py --big [--big-n 1000000,10000000] [--timeout 600]
 """
 
@@ -81,12 +82,8 @@ def run_with_timeout(args, timeout):
 
 def equivariance(rows):
     """Max relative difference of each magnitude's result from the unit-scale one."""
-    by = {(r["case"], r["n"], r["fitter"], r["loc"]): r for r in rows}
     out = {}
-    for (case, n, fitter, loc), r in by.items():
-        base = by.get((case, n, fitter, 0.0))
-        if loc == 0.0 or base is None or not r["params"] or not base["params"]:
-            continue
+    for key, r, base in _paired_with_unit_scale(rows):
         b = np.array(base["params"], float)
         p = np.array(r["params"], float)
         mapped = b.copy()
@@ -96,7 +93,7 @@ def equivariance(rows):
         denom[-2] = max(denom[-2], r["scale"])  # loc relative to the scale
         denom[-1] = r["scale"]
         denom[:-2] = np.maximum(denom[:-2], 1.0)
-        out[f"{case}|{n}|{fitter}|{loc}"] = float(np.max(np.abs(p - mapped) / denom))
+        out[key] = float(np.max(np.abs(p - mapped) / denom))
     return out
 
 
@@ -104,22 +101,28 @@ def same_likelihood(rows):
     """Relative difference of each magnitude's NLL (in standardised units) from the
     unit-scale one: the same fitted distribution even where the parameters are not
     identifiable (loguniform's a, b and scale; dpareto_lognorm's u and scale)."""
-    by = {(r["case"], r["n"], r["fitter"], r["loc"]): r for r in rows}
     out = {}
+    for key, r, base in _paired_with_unit_scale(rows):
+        here = r["nll"] - r["n"] * np.log(r["scale"])
+        out[key] = float(abs(here - base["nll"]) / max(1.0, abs(base["nll"])))
+    return out
+
+
+def _paired_with_unit_scale(rows):
+    """``(key, row, unit-scale row)`` for every fitted row at a magnitude other than
+    (0, 1) whose case also has a fitted unit-scale row; ``key`` is case|n|fitter|loc."""
+    by = {(r["case"], r["n"], r["fitter"], r["loc"]): r for r in rows}
     for (case, n, fitter, loc), r in by.items():
         base = by.get((case, n, fitter, 0.0))
         if loc == 0.0 or base is None or not r["params"] or not base["params"]:
             continue
-        here = r["nll"] - n * np.log(r["scale"])
-        out[f"{case}|{n}|{fitter}|{loc}"] = float(abs(here - base["nll"])
-                                                 / max(1.0, abs(base["nll"])))
-    return out
+        yield f"{case}|{n}|{fitter}|{loc}", r, base
 
 
-def summarise(rows, eq, same=None):
+def summarise(rows, eq, same=None, magnitudes=MAGNITUDES):
     summary = {}
     for fitter in ("robustfit", "scipy"):
-        for loc, scale in MAGNITUDES:
+        for loc, scale in magnitudes:
             sel = [r for r in rows if r["fitter"] == fitter and r["loc"] == loc]
             if not sel:
                 continue
@@ -140,7 +143,11 @@ def summarise(rows, eq, same=None):
         pairs.setdefault((r["case"], r["n"], r["loc"]), {})[r["fitter"]] = r
     ratios = [p["robustfit"]["time"] / max(p["scipy"]["time"], 1e-9) for p in pairs.values()
               if "robustfit" in p and "scipy" in p]
-    summary["median_time_ratio_robustfit_over_scipy"] = float(np.median(ratios))
+    summary["median_time_ratio_robustfit_over_scipy"] = (float(np.median(ratios))
+                                                          if ratios else None)
+    summary["robustfit_nll_above_truth"] = sorted(
+        f"{r['case']} n={r['n']} at ({r['loc']:g}, {r['scale']:g})" for r in rows
+        if r["fitter"] == "robustfit" and not r["ok"])
     return summary
 
 
@@ -230,7 +237,13 @@ def main(argv=None):
                                                   "fit.json"))
     ap.add_argument("--big", action="store_true")
     ap.add_argument("--big-n", default="1000000,10000000")
+    ap.add_argument("--magnitudes", default="",
+                    help="loc:scale pairs, comma-separated (default: the three of "
+                    "fit_cases.MAGNITUDES); equivariance is measured against 0:1 if given")
     args = ap.parse_args(argv)
+    magnitudes = tuple(tuple(float(v) for v in pair.split(":"))
+                       for pair in args.magnitudes.split(",")) if args.magnitudes \
+        else MAGNITUDES
     if args.big:
         rows = run_big([int(float(v)) for v in args.big_n.split(",")], args.timeout)
         old = {}
@@ -249,7 +262,7 @@ def main(argv=None):
         if wanted and label not in wanted and label.split("#")[0] not in wanted:
             continue
         for n in map(int, args.n.split(",")):
-            for loc, scale in MAGNITUDES:
+            for loc, scale in magnitudes:
                 for which in args.fitters.split(","):
                     r = run_with_timeout((label, dist, shapes, n, loc, scale, which),
                                          args.timeout)
@@ -260,7 +273,7 @@ def main(argv=None):
                           f"t={r['time']:.2f}s {r['error'] or ''}", flush=True)
     eq = equivariance(rows)
     same = same_likelihood(rows)
-    summary = summarise(rows, eq, same)
+    summary = summarise(rows, eq, same, magnitudes)
     print(json.dumps(summary, indent=1))
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     old = {}

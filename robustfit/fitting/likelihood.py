@@ -108,10 +108,10 @@ class CompleteNLL:
             try:
                 # scalar shapes, as scipy's own fit passes them to _logpdf
                 logpdf = self.dist._logpdf(u, *shapes)
-                if np.shape(logpdf) == u.shape:
-                    return float(np.sum(logpdf))
             except Exception:
-                pass
+                logpdf = None
+            if logpdf is not None and np.shape(logpdf) == u.shape:
+                return float(np.sum(logpdf))
             self._scalar_ok = False  # this _logpdf wants shapes shaped like x
         if self._private_ok:
             try:

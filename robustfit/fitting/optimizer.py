@@ -45,7 +45,7 @@ class Race:
 
 
 class _BudgetExhausted(Exception):
-    pass
+    """The local run has used its evaluations (raised by the tracker)."""
 
 
 class _BestTracker:
@@ -151,7 +151,7 @@ def minimize_local(f, t0, *, maxfev: int = 3000, xtol: float = 1e-9,
 
 
 class _HeadingForEdge(Exception):
-    pass
+    """BFGS creeps towards an optimum on the support's edge (see _EdgeWatch)."""
 
 
 EDGE_CREEP_ITERATIONS = 3  # consecutive falls of a log-gap that make a creep
@@ -199,7 +199,7 @@ def _all_of(callbacks):
 
 
 class _Abandoned(Exception):
-    pass
+    """A racing start stops: it cannot beat, or has joined, the converged one."""
 
 
 class _RaceWatch:

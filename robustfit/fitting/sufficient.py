@@ -135,25 +135,25 @@ def _expon(x, fixed):
     return SufficientFit(np.array([loc, scale]), "sum(x)")
 
 
-def _positive_logs(x, loc):
-    """(y, log y) for y = x - loc, or None where some y is not positive and finite."""
+def _one_shape_with_fixed_loc(x, fixed):
+    """``(loc, y = x - loc)`` for a one-shape family fitted with only ``loc`` fixed, or
+    None where more or other parameters are fixed, or some ``y`` is not positive."""
+    shape, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
+    if loc is None or shape is not None or scale is not None:
+        return None
     y = _shifted(x, loc)
     if not float(y.min()) > 0:
         return None
-    logy = np.log(y)
-    return y, logy
+    return loc, y
 
 
 @_rule("gamma")
 def _gamma(x, fixed):
-    a, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
-    if loc is None or a is not None or scale is not None:
+    found = _one_shape_with_fixed_loc(x, fixed)
+    if found is None:
         return None
-    pair = _positive_logs(x, loc)
-    if pair is None:
-        return None
-    y, logy = pair
-    mean_y, mean_log = float(np.mean(y)), float(np.mean(logy))
+    loc, y = found
+    mean_y, mean_log = float(np.mean(y)), float(np.mean(np.log(y)))
     if not (np.isfinite(mean_y) and np.isfinite(mean_log)):
         return None
     a = gamma_shape_mle(np.log(mean_y) - mean_log)
@@ -162,13 +162,11 @@ def _gamma(x, fixed):
 
 @_rule("lognorm")
 def _lognorm(x, fixed):
-    s, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
-    if loc is None or s is not None or scale is not None:
+    found = _one_shape_with_fixed_loc(x, fixed)
+    if found is None:
         return None
-    pair = _positive_logs(x, loc)
-    if pair is None:
-        return None
-    _, logy = pair
+    loc, y = found
+    logy = np.log(y)
     mu = float(np.mean(logy))
     d = logy - mu
     s = np.sqrt(float(np.dot(d, d)) / logy.size)
@@ -177,13 +175,11 @@ def _lognorm(x, fixed):
 
 @_rule("weibull_min")
 def _weibull_min(x, fixed):
-    c, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
-    if loc is None or c is not None or scale is not None:
+    found = _one_shape_with_fixed_loc(x, fixed)
+    if found is None:
         return None
-    pair = _positive_logs(x, loc)
-    if pair is None:
-        return None
-    _, logy = pair
+    loc, y = found
+    logy = np.log(y)
     if not np.isfinite(float(np.sum(logy))):
         return None
     c = weibull_shape_mle(logy)
@@ -194,12 +190,10 @@ def _weibull_min(x, fixed):
 
 @_rule("invgauss")
 def _invgauss(x, fixed):
-    mu, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
-    if loc is None or mu is not None or scale is not None:
+    found = _one_shape_with_fixed_loc(x, fixed)
+    if found is None:
         return None
-    y = _shifted(x, loc)
-    if not float(y.min()) > 0:
-        return None
+    loc, y = found
     m = float(np.mean(y))
     lam = y.size / (float(np.sum(1.0 / y)) - y.size / m)
     return SufficientFit(np.array([m / lam, loc, lam]), "sum(y), sum(1/y)")
