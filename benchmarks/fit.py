@@ -111,10 +111,10 @@ def same_likelihood(rows):
 def _paired_with_unit_scale(rows):
     """``(key, row, unit-scale row)`` for every fitted row at a magnitude other than
     (0, 1) whose case also has a fitted unit-scale row; ``key`` is case|n|fitter|loc."""
-    by = {(r["case"], r["n"], r["fitter"], r["loc"]): r for r in rows}
-    for (case, n, fitter, loc), r in by.items():
-        base = by.get((case, n, fitter, 0.0))
-        if loc == 0.0 or base is None or not r["params"] or not base["params"]:
+    by = {(r["case"], r["n"], r["fitter"], r["loc"], r["scale"]): r for r in rows}
+    for (case, n, fitter, loc, scale), r in by.items():
+        base = by.get((case, n, fitter, 0.0, 1.0))
+        if base is None or base is r or not r["params"] or not base["params"]:
             continue
         yield f"{case}|{n}|{fitter}|{loc}", r, base
 
@@ -123,7 +123,8 @@ def summarise(rows, eq, same=None, magnitudes=MAGNITUDES):
     summary = {}
     for fitter in ("robustfit", "scipy"):
         for loc, scale in magnitudes:
-            sel = [r for r in rows if r["fitter"] == fitter and r["loc"] == loc]
+            sel = [r for r in rows if r["fitter"] == fitter and r["loc"] == loc
+                   and r["scale"] == scale]
             if not sel:
                 continue
             key = f"{fitter}@{loc:g},{scale:g}"
