@@ -112,7 +112,7 @@ def _paired_with_unit_scale(rows):
     """``(key, row, unit-scale row)`` for every fitted row at a magnitude other than
     (0, 1) whose case also has a fitted unit-scale row; ``key`` is case|n|fitter|loc."""
     by = {(r["case"], r["n"], r["fitter"], r["loc"], r["scale"]): r for r in rows}
-    for (case, n, fitter, loc, scale), r in by.items():
+    for (case, n, fitter, loc, _scale), r in by.items():
         base = by.get((case, n, fitter, 0.0, 1.0))
         if base is None or base is r or not r["params"] or not base["params"]:
             continue
