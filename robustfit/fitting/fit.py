@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 import warnings
 from dataclasses import replace
@@ -515,13 +516,15 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
             cand.start, stage, tuple(cand.theta), tuple(cand.theta), np.inf, False,
             "start violates the support", 0)
     scale = max(nll.n, 1)
-    crit = objective if objective is not None else nll
 
-    def f(t):
-        theta = par.to_theta(t)
-        if theta is None:
-            return np.inf
-        return crit(theta) / (1 if objective is not None else scale)
+    if objective is None:
+        def f(t):
+            theta = par.theta_values(t)
+            return math.inf if theta is None else nll(theta) / scale
+    else:
+        def f(t):
+            theta = par.to_theta(t)
+            return math.inf if theta is None else objective(theta)
 
     per_obs = 1 if objective is not None else scale
     maxfev = EVALS_PER_PARAMETER * (t0.size + 1)

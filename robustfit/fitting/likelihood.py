@@ -82,7 +82,7 @@ class CompleteNLL:
         # scalars as Python floats and math: this runs once per optimiser evaluation,
         # and numpy's per-call overhead on 0-d values would double the cost at n ~ 1e3
         self.nfev += 1
-        values = np.asarray(theta, dtype=float).tolist()
+        values = theta if type(theta) is list else np.asarray(theta, dtype=float).tolist()
         shapes = tuple(values[:-2])
         loc, scale = values[-2], values[-1]
         if not (scale > 0 and math.isfinite(scale) and math.isfinite(loc)):

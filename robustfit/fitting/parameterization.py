@@ -37,7 +37,7 @@ def _expit(x: float) -> float:
 
 
 def _support_kind(a: float, b: float) -> tuple[bool, bool]:
-    return bool(np.isfinite(a)), bool(np.isfinite(b))
+    return math.isfinite(a), math.isfinite(b)
 
 
 class Parameterization:
@@ -74,7 +74,7 @@ class Parameterization:
         self.bounded = bounded
         # smallest gap between an extreme observation and the end of the support: keeps
         # the data inside the support after mapping back to the user's coordinates
-        self.gap_floor = gap_floor
+        self.gap_floor = float(gap_floor)
 
     def _gap(self, t):
         return self.gap_floor + _exp(t)
@@ -101,11 +101,11 @@ class Parameterization:
     # -- shapes ----------------------------------------------------------------------
     def _shape_from_t(self, j, t):
         lo, hi = self.domains[j]
-        if np.isfinite(lo) and np.isfinite(hi):
+        if math.isfinite(lo) and math.isfinite(hi):
             return lo + (hi - lo) * _expit(t)
-        if np.isfinite(lo):
+        if math.isfinite(lo):
             return lo + _exp(t)
-        if np.isfinite(hi):
+        if math.isfinite(hi):
             return hi - _exp(t)
         return t
 
@@ -123,31 +123,38 @@ class Parameterization:
     # -- the map ---------------------------------------------------------------------
     def to_theta(self, t) -> np.ndarray | None:
         """Full standardised parameters for ``t``, or None where ``t`` is infeasible."""
-        theta = np.empty(self.n_params)
-        values = dict(zip(self.free, np.asarray(t, dtype=float).tolist(), strict=True))
-        for i, v in self.fixed.items():
-            theta[i] = v
-        for j in range(self.n_shapes):
-            if j in values:
-                theta[j] = self._shape_from_t(j, values[j])
-        shapes = tuple(theta[: self.n_shapes].tolist())
+        values = self.theta_values(t)
+        return None if values is None else np.array(values)
+
+    def theta_values(self, t) -> list[float] | None:
+        """:meth:`to_theta` as a list of Python floats: the map runs once per likelihood
+        evaluation, and numpy's overhead on a handful of scalars is most of its cost."""
+        ts = t.tolist() if hasattr(t, "tolist") else [float(v) for v in t]
+        theta = [float(self.fixed.get(i, 0.0)) for i in range(self.n_params)]
+        free = dict(zip(self.free, ts, strict=True))
+        ns = self.n_shapes
+        for j in range(ns):
+            if j in free:
+                theta[j] = self._shape_from_t(j, free[j])
+        shapes = tuple(theta[:ns])
         if not all(map(math.isfinite, shapes)):
             return None
-        li, si = self.n_shapes, self.n_shapes + 1
-        if li in self.fixed and si in self.fixed:
+        li, si = ns, ns + 1
+        if li not in free and si not in free:
             return theta
         ends = self._support_of_same_kind(shapes)
         if ends is None:
             return None
         a, b = ends
-        with np.errstate(all="ignore"):
-            ok = self._loc_scale(theta, values, a, b)
-        loc, scale = float(theta[li]), float(theta[si])
-        if not ok or not (math.isfinite(loc) and math.isfinite(scale) and scale > 0):
+        if not self._loc_scale(theta, free, a, b):
+            return None
+        loc, scale = theta[li], theta[si]
+        if not (math.isfinite(loc) and math.isfinite(scale) and scale > 0):
             return None
         return theta
 
-    def _loc_scale(self, theta, values, a, b) -> bool:
+    def _loc_scale(self, theta: list, values: dict, a: float, b: float) -> bool:
+        """Set loc and scale in ``theta`` (Python floats) from the free coordinates."""
         li, si = self.n_shapes, self.n_shapes + 1
         lower, upper = self.kind
         zmin, zmax = self.zmin, self.zmax
@@ -185,7 +192,7 @@ class Parameterization:
         ts = values[si]
         if not smax > smin:
             return False
-        if np.isfinite(smax):
+        if math.isfinite(smax):
             theta[si] = smin + (smax - smin) * _expit(ts)
         else:
             theta[si] = smin + _exp(ts)

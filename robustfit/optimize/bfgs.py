@@ -57,6 +57,7 @@ class CoreOutcome:
     iterations: int
     step_norms: list[float] = field(default_factory=list)
     curvature_skips: int = 0
+    H: np.ndarray | None = None  # the inverse-Hessian estimate when the stage ended
 
 
 def _update(H: np.ndarray, s: np.ndarray, y: np.ndarray, sy: float) -> np.ndarray:
@@ -71,9 +72,9 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
                                                         np.ndarray], bool],
                  max_iter: int, bundle: Bundle, log: EventLog, stage: str,
                  first_step: float | None = None,
-                 on_iteration: Callable[[np.ndarray, float], None] | None = None,
-                 refine: Callable[[np.ndarray, float], np.ndarray | None] | None = None
-                 ) -> CoreOutcome:
+                 on_iteration: Callable[[np.ndarray, float, np.ndarray], None] | None = None,
+                 refine: Callable[[np.ndarray, float], np.ndarray | None] | None = None,
+                 H0: np.ndarray | None = None, max_move: float = np.inf) -> CoreOutcome:
     """Run guarded BFGS from ``(z, f, g)`` until ``converged`` or a stall.
 
     Parameters
@@ -91,6 +92,13 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
         ``refine(z, f) -> more accurate gradient or None``, asked once per failed line
         search before giving up (e.g. to switch from forward to central differences
         without losing ``H``).
+    H0 : numpy.ndarray or None
+        A symmetric positive definite initial inverse Hessian (e.g. from finite
+        differences, or a previous run on similar data); kept as given, where the
+        identity would be rescaled after the first step.
+    max_move : float
+        The largest change of any coordinate in one iteration (see
+        :func:`~robustfit.optimize.linesearch.weak_wolfe_search`).
 
     Returns
     -------
@@ -119,19 +127,23 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
         return gt
 
     bundle.add(z, f, g)
-    H = np.eye(n)
-    scaled, gamma = False, 1.0
+    H = np.eye(n) if H0 is None else np.array(H0, dtype=float)
+    scaled, gamma = H0 is not None, 1.0
+
+    def reset():
+        return gamma * np.eye(n) if H0 is None else np.array(H0, dtype=float)
+
     skips_in_row = ls_fails = stalls = 0
     out = CoreOutcome(z, f, g, "max_iter", 0)
     for k in range(max_iter):
-        out.z, out.f, out.g, out.iterations = z, f, g, k
+        out.z, out.f, out.g, out.iterations, out.H = z, f, g, k, H
         if converged(z, f, g, H):
             out.reason = "converged"
             return out
         d = -H @ g
         if not np.all(np.isfinite(d)) or not float(g @ d) < 0:
             log.add(stage, "hessian_reset", iteration=k, reason="not a descent direction")
-            H = gamma * np.eye(n)
+            H = reset()
             d = -H @ g
             if not float(g @ d) < 0:
                 out.reason = "no_descent"
@@ -140,7 +152,7 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
             t0 = first_step if first_step is not None else min(1.0, 1.0 / np.linalg.norm(g))
         else:
             t0 = 1.0
-        ls = weak_wolfe_search(value, grad_recorded, z, f, g, d, t0=t0)
+        ls = weak_wolfe_search(value, grad_recorded, z, f, g, d, t0=t0, max_move=max_move)
         if ls.t == 0.0 and refine is not None:
             better = refine(z, f)
             if better is not None:
@@ -156,7 +168,7 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
         z, f, g = z + s, ls.f, ls.g
         out.step_norms.append(float(np.linalg.norm(s)))
         if on_iteration is not None:
-            on_iteration(z, f)
+            on_iteration(z, f, g)
         sy = float(s @ y)
         if sy > CURVATURE_EPS * np.linalg.norm(s) * np.linalg.norm(y):
             if not scaled:
@@ -171,10 +183,10 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
             log.add(stage, "curvature_skip", iteration=k, sy=sy,
                     bound=float(CURVATURE_EPS * np.linalg.norm(s) * np.linalg.norm(y)))
             if skips_in_row >= 2:
-                H = gamma * np.eye(n)
+                H = reset()
                 log.add(stage, "hessian_reset", iteration=k, reason="repeated curvature skips")
             if skips_in_row >= 4:
-                out.z, out.f, out.g, out.iterations = z, f, g, k + 1
+                out.z, out.f, out.g, out.iterations, out.H = z, f, g, k + 1, H
                 out.reason = "curvature_failures"
                 return out
         ls_fails = 0 if ls.ok else ls_fails + 1
@@ -185,10 +197,10 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
                 g, ls_fails, stalls = better, 0, 0
                 continue
         if ls_fails >= 2 or stalls >= 5:
-            out.z, out.f, out.g, out.iterations = z, f, g, k + 1
+            out.z, out.f, out.g, out.iterations, out.H = z, f, g, k + 1, H
             out.reason = "line_search_failed" if ls_fails >= 2 else "no_progress"
             why = ls.reason if ls_fails >= 2 else "f fell by < 1e-15 (relative) in 5 iterations"
             log.add(stage, out.reason, iteration=k, reason=why)
             return out
-    out.z, out.f, out.g, out.iterations = z, f, g, max_iter
+    out.z, out.f, out.g, out.iterations, out.H = z, f, g, max_iter, H
     return out

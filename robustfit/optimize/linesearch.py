@@ -52,7 +52,7 @@ def weak_wolfe_search(value: Callable[[np.ndarray], float],
                       grad: Callable[[np.ndarray, float], np.ndarray | None],
                       z: np.ndarray, f0: float, g0: np.ndarray, d: np.ndarray, *,
                       t0: float = 1.0, c1: float = 1e-4, c2: float = 0.9,
-                      max_trials: int = 60) -> LineSearchResult:
+                      max_trials: int = 60, max_move: float = np.inf) -> LineSearchResult:
     """Find ``t`` with ``f(z+td) <= f0 + c1 t g0·d`` and ``g(z+td)·d >= c2 g0·d``.
 
     Parameters
@@ -64,6 +64,11 @@ def weak_wolfe_search(value: Callable[[np.ndarray], float],
         A descent direction (``g0·d < 0``).
     t0 : float
         First trial step.
+    max_move : float
+        The largest change of any coordinate in one search (``t * max|d|``): on a
+        long, nearly flat ridge the doubling of ``t`` would otherwise run to extreme
+        points (where some objectives are slow or meaningless). A step held at this
+        length that decreases ``f`` enough is accepted.
 
     Examples
     --------
@@ -78,7 +83,8 @@ def weak_wolfe_search(value: Callable[[np.ndarray], float],
     slope0 = float(g0 @ d)
     lo, f_lo, slope_lo, g_lo = 0.0, f0, slope0, None
     hi, f_hi = np.inf, np.inf
-    t = t0
+    t_cap = max_move / float(np.max(np.abs(d))) if np.isfinite(max_move) else np.inf
+    t = min(t0, t_cap)
     for trial in range(1, max_trials + 1):
         zt = z + t * d
         ft = value(zt)
@@ -89,6 +95,8 @@ def weak_wolfe_search(value: Callable[[np.ndarray], float],
             if gt is None or not np.all(np.isfinite(gt)):
                 hi, f_hi = t, np.inf
             elif gt @ d < c2 * slope0:
+                if t >= t_cap:
+                    return LineSearchResult(t, ft, gt, True, "step held at max_move", trial)
                 lo, f_lo, slope_lo, g_lo = t, ft, float(gt @ d), gt
             else:
                 return LineSearchResult(t, ft, gt, True, "weak Wolfe conditions hold", trial)
@@ -97,7 +105,7 @@ def weak_wolfe_search(value: Callable[[np.ndarray], float],
                 return LineSearchResult(lo, f_lo, g_lo, False, "bracket collapsed", trial)
             t = _next_trial(lo, f_lo, slope_lo, hi, f_hi)
         else:
-            t = 2.0 * t
+            t = min(2.0 * t, t_cap)
             if not np.isfinite(t * np.max(np.abs(d))):
                 return LineSearchResult(lo, f_lo, g_lo, False, "function unbounded below?",
                                         trial)

@@ -422,7 +422,7 @@ class _Run:
             self.log.add("restart", "gradient_choice", choice="central differences",
                          reason="forward differences too noisy to converge")
 
-    def _on_iteration(self, z, f) -> None:
+    def _on_iteration(self, z, f, g=None) -> None:
         if self.callback is None:
             return
         try:
