@@ -521,6 +521,13 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
         def f(t):
             theta = par.theta_values(t)
             return math.inf if theta is None else nll(theta) / scale
+
+        if hasattr(nll, "many"):
+            def many(ts):
+                thetas = [par.theta_values(t) for t in ts]
+                values = nll.many([th for th in thetas if th is not None])[::-1]
+                return [math.inf if th is None else values.pop() / scale for th in thetas]
+            f.many = many
     else:
         def f(t):
             theta = par.to_theta(t)

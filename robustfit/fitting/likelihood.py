@@ -76,31 +76,95 @@ class CompleteNLL:
         self.zmax = float(z.max()) if z.size else 0.0
         self._private_ok = True
         self._scalar_ok = True
+        self._batch_ok = True  # rows of parameters in one _logpdf call (see many)
+        self._batch_checked = False
         self.nfev = 0
 
     def __call__(self, theta) -> float:
         # scalars as Python floats and math: this runs once per optimiser evaluation,
         # and numpy's per-call overhead on 0-d values would double the cost at n ~ 1e3
         self.nfev += 1
+        point = self._feasible(theta)
+        if point is None:
+            return math.inf
+        shapes, loc, scale = point
+        with np.errstate(all="ignore"):
+            total = self._sum_logpdf(shapes, loc, scale)
+        return self._value(total, scale)
+
+    def many(self, thetas) -> list[float]:
+        """The NLL at several parameter vectors, with one vectorised ``_logpdf`` call
+        where the density broadcasts over rows of shapes (a finite-difference gradient
+        evaluates ``d`` neighbouring points; one call instead of ``d`` saves the
+        per-call overhead that dominates at n ~ 1e3). Checked once against single
+        evaluations; a density that computes rows differently is evaluated row by row.
+        """
+        self.nfev += len(thetas)
+        out = [math.inf] * len(thetas)
+        rows = [(i, p) for i, p in enumerate(map(self._feasible, thetas)) if p is not None]
+        if not rows:
+            return out
+        sums = self._batch_sums([p for _, p in rows]) if len(rows) > 1 else None
+        if sums is None:
+            with np.errstate(all="ignore"):
+                sums = [self._sum_logpdf(*p) for _, p in rows]
+        for (i, p), total in zip(rows, sums, strict=True):
+            out[i] = self._value(total, p[2])
+        return out
+
+    def _feasible(self, theta):
+        """``(shapes, loc, scale)`` as Python floats, or None where the parameters are
+        invalid or put an observation outside the support."""
         values = theta if type(theta) is list else np.asarray(theta, dtype=float).tolist()
         shapes = tuple(values[:-2])
         loc, scale = values[-2], values[-1]
         if not (scale > 0 and math.isfinite(scale) and math.isfinite(loc)):
-            return math.inf
+            return None
         if shapes and not (all(map(math.isfinite, shapes))
                            and valid_shapes(self.dist, shapes)):
-            return math.inf
-        with np.errstate(all="ignore"):
-            try:
-                a, b = _support(self.dist, shapes)
-            except Exception:
-                return math.inf
-            if (self.zmin - loc) / scale < a or (self.zmax - loc) / scale > b:
-                return math.inf
-            total = self._sum_logpdf(shapes, loc, scale)
+            return None
+        try:
+            a, b = _support(self.dist, shapes)
+        except Exception:
+            return None
+        if (self.zmin - loc) / scale < a or (self.zmax - loc) / scale > b:
+            return None
+        return shapes, loc, scale
+
+    def _value(self, total: float, scale: float) -> float:
         if not math.isfinite(total):
             return math.inf
         return -total + self.n * math.log(scale)
+
+    def _batch_sums(self, points) -> list[float] | None:
+        """Row sums of ``_logpdf`` for several points in one call, or None where the
+        density does not evaluate rows as it evaluates single points."""
+        if not self._batch_ok or not (self._private_ok and self._scalar_ok):
+            return None
+        loc = np.array([p[1] for p in points])[:, None]
+        scale = np.array([p[2] for p in points])[:, None]
+        n_shapes = len(points[0][0])
+        args = [np.array([p[0][j] for p in points])[:, None] for j in range(n_shapes)]
+        with np.errstate(all="ignore"):
+            try:
+                u = (self.z - loc) / scale
+                logpdf = self.dist._logpdf(u, *args)
+            except Exception:
+                logpdf = None
+            if logpdf is None or np.shape(logpdf) != u.shape:
+                self._batch_ok = False
+                return None
+            sums = logpdf.sum(axis=1).tolist()
+            if self._batch_checked:
+                return sums
+            self._batch_checked = True
+            single = [self._sum_logpdf(*p) for p in points]
+        agree = all(a == b or not (math.isfinite(a) or math.isfinite(b))
+                    or abs(a - b) <= 1e-12 * max(1.0, abs(b))
+                    for a, b in zip(sums, single, strict=True))
+        if not agree:
+            self._batch_ok = False
+        return single
 
     def _sum_logpdf(self, shapes, loc, scale) -> float:
         u = (self.z - loc) / scale

@@ -88,6 +88,29 @@ class _BestTracker:
         self._last_t, self._last_f = key, val
         return val
 
+    def many(self, points: list[np.ndarray]) -> list[float]:
+        """``f`` at several points: in one call where ``f`` has a ``many`` method (a
+        vectorised likelihood) and the budget allows, else one by one."""
+        batch = getattr(self.f, "many", None)
+        if batch is None or len(points) < 2 or self.nfev + len(points) > self.maxfev:
+            return [self(p) for p in points]
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise _Abandoned("out of time (a racing start may take only a few times as "
+                             "long as the converged one)")
+        self.nfev += len(points)
+        try:
+            values = [float(v) for v in batch(points)]
+        except (ArithmeticError, ValueError):
+            values = [math.inf] * len(points)
+        out = []
+        for t, val in zip(points, values, strict=True):
+            if not math.isfinite(val):
+                val = math.inf
+            if val < self.best_f:
+                self.best_f, self.best_t = val, np.array(t, dtype=float)
+            out.append(val)
+        return out
+
 
 def minimize_local(f, t0, *, maxfev: int = 3000, xtol: float = 1e-9,
                    hess_inv0: np.ndarray | None = None,
@@ -355,22 +378,29 @@ def _gradient(tracker, t, central: bool, f0: float | None = None) -> np.ndarray:
     f0 = tracker(t) if f0 is None else f0
     g = np.empty_like(t)
     rel = 6e-6 if central else 1.5e-8
-    for i in range(t.size):
-        h = rel * max(1.0, abs(t[i]))
+    steps = [rel * max(1.0, abs(v)) for v in t.tolist()]
+    plus, minus = [], []
+    for i, h in enumerate(steps):
         tp, tm = t.copy(), t.copy()
         tp[i] += h
         tm[i] -= h
-        fp = tracker(tp)
-        if central:
-            fm = tracker(tm)
-            if np.isfinite(fp) and np.isfinite(fm):
-                g[i] = (fp - fm) / (2 * h)
-                continue
-        elif np.isfinite(fp):
+        plus.append(tp)
+        minus.append(tm)
+    values = tracker.many(plus + minus if central else plus)
+    f_plus = values[:t.size]
+    f_minus = values[t.size:] if central else [None] * t.size
+    for i, h in enumerate(steps):
+        fp, fm = f_plus[i], f_minus[i]
+        if central and math.isfinite(fp) and math.isfinite(fm):
+            g[i] = (fp - fm) / (2 * h)
+            continue
+        if not central and math.isfinite(fp):
             g[i] = (fp - f0) / h
             continue
-        fm = tracker(tm) if not central else fm
-        g[i] = (fp - f0) / h if np.isfinite(fp) else (f0 - fm) / h if np.isfinite(fm) else 0.0
+        if fm is None:
+            fm = tracker(minus[i])
+        g[i] = (fp - f0) / h if math.isfinite(fp) else (f0 - fm) / h if math.isfinite(fm) \
+            else 0.0
     return g
 
 
@@ -391,6 +421,9 @@ INITIAL_HESSIAN = True
 # shape) in one BFGS iteration: a factor e^4 ~ 55; on flat ridges (ncf's dfn) the line
 # search would otherwise double its step into regions where each density takes seconds
 MAX_MOVE = 4.0
+# relative rounding level of a log-likelihood summed over ~1e3..1e6 terms: a line search
+# whose bracket can promise no more decrease than this stops (see weak_wolfe_search)
+LINE_SEARCH_NOISE = 1e-13
 BFGS_GTOL = 1e-6  # per observation; flat directions (rice's b) need it: Newton is blind there
 # a racing start whose value is this close (relative) to the converged one's after its
 # first iterations is heading for the same optimum (values are per observation)
@@ -499,7 +532,8 @@ def _bfgs_stage(tracker, t0, hess_inv0=None, central: bool = False, callback=Non
                        converged=lambda t, f, g, H: float(np.max(np.abs(g))) <= BFGS_GTOL,
                        max_iter=200 * t0.size, bundle=Bundle(1), log=EventLog(),
                        stage="bfgs", first_step=None if warm is None else 1.0,
-                       on_iteration=callback, H0=warm, max_move=MAX_MOVE)
+                       on_iteration=callback, H0=warm, max_move=MAX_MOVE,
+                       rel_noise=LINE_SEARCH_NOISE)
     return _StageResult(out.reason == "converged",
                         f"{_BFGS_ENDINGS.get(out.reason, out.reason)} after "
                         f"{out.iterations} iterations", out.H)

@@ -75,6 +75,8 @@ class Parameterization:
         # smallest gap between an extreme observation and the end of the support: keeps
         # the data inside the support after mapping back to the user's coordinates
         self.gap_floor = float(gap_floor)
+        self._template = [float(self.fixed.get(i, 0.0)) for i in range(n_params)]
+        self._free_shapes = [j for j in self.free if j < self.n_shapes]
 
     def _gap(self, t):
         return self.gap_floor + _exp(t)
@@ -130,15 +132,15 @@ class Parameterization:
         """:meth:`to_theta` as a list of Python floats: the map runs once per likelihood
         evaluation, and numpy's overhead on a handful of scalars is most of its cost."""
         ts = t.tolist() if hasattr(t, "tolist") else [float(v) for v in t]
-        theta = [float(self.fixed.get(i, 0.0)) for i in range(self.n_params)]
+        theta = self._template.copy()
         free = dict(zip(self.free, ts, strict=True))
         ns = self.n_shapes
-        for j in range(ns):
-            if j in free:
-                theta[j] = self._shape_from_t(j, free[j])
+        for j in self._free_shapes:
+            v = self._shape_from_t(j, free[j])
+            if not math.isfinite(v):
+                return None
+            theta[j] = v
         shapes = tuple(theta[:ns])
-        if not all(map(math.isfinite, shapes)):
-            return None
         li, si = ns, ns + 1
         if li not in free and si not in free:
             return theta

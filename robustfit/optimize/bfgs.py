@@ -74,7 +74,8 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
                  first_step: float | None = None,
                  on_iteration: Callable[[np.ndarray, float, np.ndarray], None] | None = None,
                  refine: Callable[[np.ndarray, float], np.ndarray | None] | None = None,
-                 H0: np.ndarray | None = None, max_move: float = np.inf) -> CoreOutcome:
+                 H0: np.ndarray | None = None, max_move: float = np.inf,
+                 rel_noise: float = 0.0) -> CoreOutcome:
     """Run guarded BFGS from ``(z, f, g)`` until ``converged`` or a stall.
 
     Parameters
@@ -96,8 +97,9 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
         A symmetric positive definite initial inverse Hessian (e.g. from finite
         differences, or a previous run on similar data); kept as given, where the
         identity would be rescaled after the first step.
-    max_move : float
-        The largest change of any coordinate in one iteration (see
+    max_move, rel_noise : float
+        The largest change of any coordinate in one iteration, and the relative
+        rounding level of ``value`` (see
         :func:`~robustfit.optimize.linesearch.weak_wolfe_search`).
 
     Returns
@@ -122,7 +124,7 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
 
     def grad_recorded(zt, ft):
         gt = grad(zt, ft)
-        if gt is not None and np.all(np.isfinite(gt)):
+        if gt is not None and np.isfinite(gt).all():
             bundle.add(zt, ft, gt)
         return gt
 
@@ -141,7 +143,7 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
             out.reason = "converged"
             return out
         d = -H @ g
-        if not np.all(np.isfinite(d)) or not float(g @ d) < 0:
+        if not np.isfinite(d).all() or not float(g @ d) < 0:
             log.add(stage, "hessian_reset", iteration=k, reason="not a descent direction")
             H = reset()
             d = -H @ g
@@ -152,7 +154,8 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
             t0 = first_step if first_step is not None else min(1.0, 1.0 / np.linalg.norm(g))
         else:
             t0 = 1.0
-        ls = weak_wolfe_search(value, grad_recorded, z, f, g, d, t0=t0, max_move=max_move)
+        ls = weak_wolfe_search(value, grad_recorded, z, f, g, d, t0=t0, max_move=max_move,
+                               rel_noise=rel_noise)
         if ls.t == 0.0 and refine is not None:
             better = refine(z, f)
             if better is not None:

@@ -52,7 +52,8 @@ def weak_wolfe_search(value: Callable[[np.ndarray], float],
                       grad: Callable[[np.ndarray, float], np.ndarray | None],
                       z: np.ndarray, f0: float, g0: np.ndarray, d: np.ndarray, *,
                       t0: float = 1.0, c1: float = 1e-4, c2: float = 0.9,
-                      max_trials: int = 60, max_move: float = np.inf) -> LineSearchResult:
+                      max_trials: int = 60, max_move: float = np.inf,
+                      rel_noise: float = 0.0) -> LineSearchResult:
     """Find ``t`` with ``f(z+td) <= f0 + c1 t g0·d`` and ``g(z+td)·d >= c2 g0·d``.
 
     Parameters
@@ -69,6 +70,12 @@ def weak_wolfe_search(value: Callable[[np.ndarray], float],
         long, nearly flat ridge the doubling of ``t`` would otherwise run to extreme
         points (where some objectives are slow or meaningless). A step held at this
         length that decreases ``f`` enough is accepted.
+    rel_noise : float
+        Relative rounding level of ``f`` (0: not used). The search gives up once the
+        decrease the slope promises over the whole bracket is below
+        ``rel_noise * max(1, |f0|)``: no trial inside it can show a decrease, and
+        objectives with finite-difference gradients or kinks would otherwise spend
+        dozens of evaluations shrinking the bracket.
 
     Examples
     --------
@@ -92,7 +99,7 @@ def weak_wolfe_search(value: Callable[[np.ndarray], float],
             hi, f_hi = t, ft
         else:
             gt = grad(zt, ft)
-            if gt is None or not np.all(np.isfinite(gt)):
+            if gt is None or not np.isfinite(gt).all():
                 hi, f_hi = t, np.inf
             elif gt @ d < c2 * slope0:
                 if t >= t_cap:
@@ -103,6 +110,9 @@ def weak_wolfe_search(value: Callable[[np.ndarray], float],
         if np.isfinite(hi):
             if hi - lo <= 1e-15 * max(1.0, hi):
                 return LineSearchResult(lo, f_lo, g_lo, False, "bracket collapsed", trial)
+            if -slope0 * hi <= rel_noise * max(1.0, abs(f0)):
+                return LineSearchResult(lo, f_lo, g_lo, False, "the decrease the slope "
+                                        "promises is below rounding", trial)
             t = _next_trial(lo, f_lo, slope_lo, hi, f_hi)
         else:
             t = min(2.0 * t, t_cap)
