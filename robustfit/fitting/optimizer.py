@@ -444,29 +444,26 @@ def _hessian(tracker, t, rel: float = 1e-3, accurate: bool = False) -> np.ndarra
     d = t.size
     f0 = tracker(t)
     h = rel * np.maximum(1.0, np.abs(t))
-    fp, fm = np.empty(d), np.empty(d)
-    for i in range(d):
-        e = np.zeros(d)
-        e[i] = h[i]
-        fp[i], fm[i] = tracker(t + e), tracker(t - e)
-    if not (np.all(np.isfinite(fp)) and np.all(np.isfinite(fm))):
+    eye = np.diag(h)
+    pairs = [(i, j) for i in range(d) for j in range(i + 1, d)]
+    points = [t + eye[i] for i in range(d)] + [t - eye[i] for i in range(d)]
+    points += [t + eye[i] + eye[j] for i, j in pairs]
+    if accurate:
+        points += [t - eye[i] - eye[j] for i, j in pairs]
+    # all neighbours at once: one vectorised likelihood call where f has one
+    values = np.array(tracker.many(points))
+    if not np.all(np.isfinite(values)):
         return None
+    fp, fm = values[:d], values[d:2 * d]
+    fpp = dict(zip(pairs, values[2 * d:2 * d + len(pairs)], strict=True))
+    fmm = dict(zip(pairs, values[2 * d + len(pairs):], strict=True)) if accurate else {}
     hess = np.diag((fp - 2 * f0 + fm) / h**2)
-    for i in range(d):
-        for j in range(i + 1, d):
-            e = np.zeros(d)
-            e[i], e[j] = h[i], h[j]
-            fpp = tracker(t + e)
-            if not np.isfinite(fpp):
-                return None
-            if accurate:
-                fmm = tracker(t - e)
-                if not np.isfinite(fmm):
-                    return None
-                mixed = fpp - fp[i] - fp[j] + 2 * f0 - fm[i] - fm[j] + fmm
-                hess[i, j] = hess[j, i] = mixed / (2 * h[i] * h[j])
-            else:
-                hess[i, j] = hess[j, i] = (fpp - fp[i] - fp[j] + f0) / (h[i] * h[j])
+    for i, j in pairs:
+        if accurate:
+            mixed = fpp[i, j] - fp[i] - fp[j] + 2 * f0 - fm[i] - fm[j] + fmm[i, j]
+            hess[i, j] = hess[j, i] = mixed / (2 * h[i] * h[j])
+        else:
+            hess[i, j] = hess[j, i] = (fpp[i, j] - fp[i] - fp[j] + f0) / (h[i] * h[j])
     return hess if np.all(np.isfinite(hess)) else None
 
 
