@@ -23,6 +23,7 @@ from .result import Attempt, FitResult
 from .spec import FitSpec, parse_fit_arguments, shape_integrality
 from .standardize import Standardizer
 from .sufficient import sufficient_statistic_fit
+from .unimodal import single_maximum
 
 SCORE_SIZE = 2000  # observations used to rank starting candidates
 OPTIMIZE_SIZE = 20000  # above this, optimise on a stratified subsample, then polish
@@ -350,6 +351,9 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
                                     nll, True, "closed-form maximum-likelihood estimate", 1))
             return cand.theta, nll, True, "closed-form MLE", cand.start, attempts
 
+    # one converged start suffices where every local maximum is the global one
+    min_starts = 1 if objective is None and not zd.censored and single_maximum(
+        spec, fixed_z) else MIN_STARTS
     chosen = _distinct([c for v, c in scored if np.isfinite(v)], N_OPTIMIZED, n_shapes)
     target = opt_nll
     first_seconds, first_nfev = None, 0
@@ -370,7 +374,7 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
             nll_full = full(res[0]) if target is not full else res[1]
             if best is None or _better(objective, res, nll_full, best):
                 best = (nll_full, res[0], res[2], cand.start, res[3], res[1], res[4])
-        if best is not None and best[2] and k + 1 >= MIN_STARTS:
+        if best is not None and best[2] and k + 1 >= min_starts:
             break  # enough starts, one converged
     if best is None:
         return _no_valid_start(spec, fixed_z, attempts)
