@@ -43,6 +43,10 @@ RACE_MARGIN = 2.0
 RACE_EVAL_SHARE = 0.5
 RACE_TIME_FACTOR = 4.0
 RACE_TIME_FLOOR = 0.25  # seconds
+# share of an unconverged first start's evaluations after which a later start must be
+# below that start's value to go on (three starts creeping towards a limit of the family
+# spent three whole budgets, for a likelihood that no start could raise much further)
+UNCONVERGED_RACE_SHARE = 0.25
 # the least gap between the data and an end of the support, in ulps of the largest |x|:
 # what rounding in the map back to the user's units may take (and the final check
 # nudges the edge outward by an ulp or two where it did); a wider floor costs likelihood
@@ -356,12 +360,18 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
         spec, fixed_z) else MIN_STARTS
     chosen = _distinct([c for v, c in scored if np.isfinite(v)], N_OPTIMIZED, n_shapes)
     target = opt_nll
-    first_seconds, first_nfev = None, 0
+    first_seconds, first_nfev, first_maxfev = None, 0, 0
     for k, cand in enumerate(chosen):
         race = deadline = None
         if best is not None and best[2] and objective is None:
             race = (best[5] + max(RACE_MARGIN, 1e-3 * abs(best[5])), best[5],
-                    int(RACE_EVAL_SHARE * first_nfev))
+                    int(RACE_EVAL_SHARE * first_nfev), True)
+            deadline = _race_deadline(first_seconds)
+        elif best is not None and objective is None and first_nfev >= first_maxfev / 2:
+            # the first start spent most of its budget unconverged (a likelihood that
+            # rises towards a limit of the family, or a kink): a later one continues past
+            # UNCONVERGED_RACE_SHARE of its evaluations only while below its value
+            race = (best[5], best[5], int(UNCONVERGED_RACE_SHARE * first_nfev), False)
             deadline = _race_deadline(first_seconds)
         started = time.monotonic()
         res = _optimize_from(spec, cand, target, objective, fixed_z, summary, gap_floor,
@@ -369,6 +379,7 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
                              deadline=deadline)
         if first_seconds is None:
             first_seconds, first_nfev = time.monotonic() - started, res[-1].nfev
+            first_maxfev = EVALS_PER_PARAMETER * (len(spec.free) + 1)
         attempts.append(res[-1])
         if res[0] is not None and not res[5]:  # an abandoned racer keeps the rival
             nll_full = full(res[0]) if target is not full else res[1]
@@ -541,7 +552,8 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
     maxfev = EVALS_PER_PARAMETER * (t0.size + 1)
     censored = isinstance(nll, CensoredNLL)
     if race is not None:
-        race = Race(RACE_ITERATIONS, race[0] / per_obs, race[1] / per_obs, race[2])
+        race = Race(RACE_ITERATIONS, race[0] / per_obs, race[1] / per_obs, race[2],
+                    race[3] if len(race) > 3 else True)
     res = minimize_local(f, t0, maxfev=maxfev, hess_inv0=hess_inv0, race=race,
                          edge=None if censored else (par.gap_positions(), np.log(EDGE_GAP)),
                          deadline=deadline)

@@ -39,13 +39,16 @@ class Race:
     """A start racing a rival one (values per observation, as ``f`` returns them).
 
     After ``iterations`` BFGS iterations and ``min_evals`` evaluations the racer is
-    judged against ``threshold``.
+    judged against ``threshold``. A ``patient`` race spares a racer that is still
+    closing in on the rival fast; an impatient one (against a rival that used its
+    whole budget without converging) does not.
     """
 
     iterations: int
     threshold: float
     rival: float
     min_evals: int = 0
+    patient: bool = True
 
 
 class _BudgetExhausted(Exception):
@@ -250,6 +253,7 @@ class _RaceWatch:
     def __init__(self, tracker, race: Race):
         self.tracker = tracker
         self.iterations = race.iterations
+        self.patient = race.patient
         self.min_evals = race.min_evals
         self.judged_from = None  # the first iteration at which the racer may be judged
         self.threshold = race.threshold
@@ -278,9 +282,9 @@ class _RaceWatch:
             self.judged_from = self.k
         margin = np.inf if self.judged_from is None else (
             (self.threshold - self.rival) * (self.judged_from / self.k) ** 2)
-        if value > self.rival + margin and not self._closing_fast(value):
+        if value > self.rival + margin and not (self.patient and self._closing_fast(value)):
             raise _Abandoned(f"abandoned after {self.k} BFGS iterations: no prospect of "
-                             "beating the converged start")
+                             "beating the best start so far")
         if abs(value - self.rival) <= self.band and self.previous - value <= 10 * self.band:
             raise _Abandoned(f"after {self.k} BFGS iterations at the converged start's "
                              "value: the starts agree")
