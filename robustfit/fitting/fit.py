@@ -489,8 +489,9 @@ def _distinct(cands: list[Candidate], k: int, n_shapes: int = 0) -> list[Candida
     filled up with any that differ at all."""
     out: list[Candidate] = []
 
-    def differs(c, o, rtol, atol, upto):
-        return not np.allclose(c.theta[:upto], o.theta[:upto], rtol=rtol, atol=atol)
+    def differs(c, o, rtol, atol, upto):  # not np.allclose, on Python floats
+        return any(abs(a - b) > atol + rtol * abs(b) for a, b in
+                   zip(c.theta[:upto].tolist(), o.theta[:upto].tolist(), strict=True))
 
     if n_shapes:
         for c in cands:
