@@ -154,7 +154,7 @@ class CompleteNLL:
             if logpdf is None or np.shape(logpdf) != u.shape:
                 self._batch_ok = False
                 return None
-            sums = logpdf.sum(axis=1).tolist()
+            sums = np.sum(logpdf, axis=1).tolist()
             if self._batch_checked:
                 return sums
             self._batch_checked = True

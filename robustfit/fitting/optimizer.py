@@ -40,8 +40,8 @@ class Race:
 
     After ``iterations`` BFGS iterations and ``min_evals`` evaluations the racer is
     judged against ``threshold``. A ``patient`` race spares a racer that is still
-    closing in on the rival fast; an impatient one (against a rival that used its
-    whole budget without converging) does not.
+    closing in on the rival fast; an impatient one (against a rival that used most of
+    its budget without converging) does not.
     """
 
     iterations: int
