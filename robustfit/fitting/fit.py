@@ -451,7 +451,7 @@ def _scan_location(spec, best, target, full, fixed_z, summary, gap_floor, attemp
     for shift in LOCATION_SHIFTS:
         theta = np.array(best[1], dtype=float)
         theta[spec.loc_index] += shift * theta[spec.scale_index]
-        race = (best[5] + max(RACE_MARGIN, 1e-3 * abs(best[5])), best[5], 0)
+        race = (best[5] + max(RACE_MARGIN, 1e-3 * abs(best[5])), best[5], 0, True)
         res = _optimize_from(spec, Candidate("location_scan", theta), target, None, fixed_z,
                              summary, gap_floor, race=race, hess_inv0=best[6],
                              deadline=_race_deadline(first_seconds))
@@ -541,8 +541,8 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
         if hasattr(nll, "many"):
             def many(ts):
                 thetas = [par.theta_values(t) for t in ts]
-                values = nll.many([th for th in thetas if th is not None])[::-1]
-                return [math.inf if th is None else values.pop() / scale for th in thetas]
+                values = iter(nll.many([th for th in thetas if th is not None]))
+                return [math.inf if th is None else next(values) / scale for th in thetas]
             f.many = many
     else:
         def f(t):
@@ -554,7 +554,7 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
     censored = isinstance(nll, CensoredNLL)
     if race is not None:
         race = Race(RACE_ITERATIONS, race[0] / per_obs, race[1] / per_obs, race[2],
-                    race[3] if len(race) > 3 else True)
+                    race[3])
     res = minimize_local(f, t0, maxfev=maxfev, hess_inv0=hess_inv0, race=race,
                          edge=None if censored else (par.gap_positions(), np.log(EDGE_GAP)),
                          deadline=deadline)

@@ -76,19 +76,27 @@ class _BestTracker:
             return self._last_f
         if self.nfev >= self.maxfev:
             raise _BudgetExhausted
-        if self.deadline is not None and time.monotonic() > self.deadline:
-            raise _Abandoned("out of time (a racing start may take only a few times as "
-                             "long as the converged one)")
+        self._check_deadline()
         self.nfev += 1
         try:
             val = float(self.f(t))
         except (ArithmeticError, ValueError):
             val = math.inf
+        val = self._keep(t, val)
+        self._last_t, self._last_f = key, val
+        return val
+
+    def _check_deadline(self) -> None:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise _Abandoned("out of time (a racing start may take only a few times as "
+                             "long as the converged one)")
+
+    def _keep(self, t, val: float) -> float:
+        """``val`` with NaN/inf made ``inf``; ``t`` kept if it is the best so far."""
         if not math.isfinite(val):
             val = math.inf
         if val < self.best_f:
-            self.best_f, self.best_t = val, t.copy()
-        self._last_t, self._last_f = key, val
+            self.best_f, self.best_t = val, np.array(t, dtype=float)
         return val
 
     def many(self, points: list[np.ndarray]) -> list[float]:
@@ -97,22 +105,13 @@ class _BestTracker:
         batch = getattr(self.f, "many", None)
         if batch is None or len(points) < 2 or self.nfev + len(points) > self.maxfev:
             return [self(p) for p in points]
-        if self.deadline is not None and time.monotonic() > self.deadline:
-            raise _Abandoned("out of time (a racing start may take only a few times as "
-                             "long as the converged one)")
+        self._check_deadline()
         self.nfev += len(points)
         try:
             values = [float(v) for v in batch(points)]
         except (ArithmeticError, ValueError):
             values = [math.inf] * len(points)
-        out = []
-        for t, val in zip(points, values, strict=True):
-            if not math.isfinite(val):
-                val = math.inf
-            if val < self.best_f:
-                self.best_f, self.best_t = val, np.array(t, dtype=float)
-            out.append(val)
-        return out
+        return [self._keep(t, val) for t, val in zip(points, values, strict=True)]
 
 
 def minimize_local(f, t0, *, maxfev: int = 3000, xtol: float = 1e-9,

@@ -68,10 +68,11 @@ def check_inputs(x0, bounds, method, maxfev, maxtime, options) -> CheckedInputs:
     --------
     >>> check_inputs([1, 2], None, "auto", None, None, None).x0
     array([1., 2.])
-    >>> check_inputs([float("nan")], None, "auto", None, None, None)
-    Traceback (most recent call last):
-    ...
-    robustfit.errors.InvalidInputError: x0 must be finite, got nan at index 0; ...
+    >>> try:
+    ...     check_inputs([float("nan")], None, "auto", None, None, None)
+    ... except InvalidInputError as exc:
+    ...     print(str(exc).split(";")[0])
+    x0 must be finite, got nan at index 0
     """
     x0 = as_float_array(x0, "x0", ndim=1).astype(float)
     if x0.size == 0:
