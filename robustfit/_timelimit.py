@@ -1,8 +1,10 @@
 """Running functions in child processes with a wall-clock limit that really stops them.
 
-Each task gets its own process (started from a fork server, so the parent's threads and
-imported accelerators are not inherited); a task that passes its limit is killed, not
-abandoned, so it can neither hang the caller nor keep burning a core.
+Tasks run in ``jobs`` worker processes (forked, or started from a fork server so that
+the parent's threads and imported accelerators are not inherited), each reused for task
+after task; a task that passes its limit is killed with its process, not abandoned, so
+it can neither hang the caller nor keep burning a core, and a fresh worker takes its
+place.
 """
 
 from __future__ import annotations
@@ -50,14 +52,56 @@ def _context():
     return _CTX
 
 
-def _child(conn, fn, args) -> None:
-    try:
-        value = fn(*args)
-    except BaseException as exc:  # reported to the parent, which decides what it means
-        conn.send(("error", None, f"{type(exc).__name__}: {exc}"))
-    else:
-        conn.send(("ok", value, ""))
-    conn.close()
+def _worker(conn) -> None:
+    """Run the tasks the parent sends, one at a time, until it sends None or goes away."""
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        fn, args = task
+        try:
+            value = fn(*args)
+        except BaseException as exc:  # reported to the parent, which decides what it means
+            conn.send(("error", None, f"{type(exc).__name__}: {exc}"))
+        else:
+            conn.send(("ok", value, ""))
+
+
+class _Worker:
+    """A child process that runs tasks in turn: started once, reused while it answers
+    (a fork per task cost ~15 ms, and each new child re-warmed every cache), killed and
+    replaced when a task passes its limit or the process dies."""
+
+    def __init__(self, ctx):
+        self.conn, child_end = ctx.Pipe(duplex=True)
+        self.proc = ctx.Process(target=_worker, args=(child_end,), daemon=True)
+        self.proc.start()
+        child_end.close()
+        self.key = None
+        self.started = 0.0
+
+    def submit(self, key, fn, args) -> None:
+        self.key, self.started = key, time.perf_counter()
+        self.conn.send((fn, args))
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.join()
+        self.conn.close()
+
+    def stop(self) -> None:
+        try:
+            self.conn.send(None)
+        except (OSError, ValueError):
+            pass
+        self.proc.join(timeout=1.0)
+        if self.proc.is_alive():
+            self.kill()
+        else:
+            self.conn.close()
 
 
 def run_limited(tasks: Iterable[tuple[Hashable, Callable, tuple]], *, jobs: int,
@@ -67,63 +111,61 @@ def run_limited(tasks: Iterable[tuple[Hashable, Callable, tuple]], *, jobs: int,
     """Run ``fn(*args)`` for each ``(key, fn, args)``, at most ``jobs`` at a time.
 
     ``fn`` must be a module-level function and ``args`` picklable. A task still running
-    ``timeout`` seconds after it started is killed and reported as ``"timeout"``.
-    ``on_done(key, outcome)`` is called as each task ends (e.g. to advance a progress
-    bar). Returns ``{key: Outcome}``.
+    ``timeout`` seconds after it started is killed (with the process running it) and
+    reported as ``"timeout"``. ``on_done(key, outcome)`` is called as each task ends
+    (e.g. to advance a progress bar). Returns ``{key: Outcome}``.
     """
     ctx = _context()
     pending = list(tasks)[::-1]
-    running: dict[Any, tuple] = {}  # receiving end -> (key, process, start time)
+    idle: list[_Worker] = []
+    busy: dict[Any, _Worker] = {}  # the parent's end of the pipe -> worker
     results: dict[Hashable, Outcome] = {}
 
-    def finish(conn, outcome: Outcome) -> None:
-        key, proc, _ = running.pop(conn)
-        conn.close()
-        proc.join(timeout=1.0)
-        if proc.is_alive():
-            proc.kill()
-            proc.join()
-        results[key] = outcome
+    def finish(worker: _Worker, outcome: Outcome, reusable: bool) -> None:
+        del busy[worker.conn]
+        results[worker.key] = outcome
+        if reusable:
+            idle.append(worker)
+        else:
+            worker.kill()
         if on_done is not None:
-            on_done(key, outcome)
+            on_done(worker.key, outcome)
 
     try:
-        while pending or running:
-            while pending and len(running) < max(1, jobs):
+        while pending or busy:
+            while pending and len(busy) < max(1, jobs):
                 key, fn, args = pending.pop()
-                recv, send = ctx.Pipe(duplex=False)
-                proc = ctx.Process(target=_child, args=(send, fn, args), daemon=True)
-                proc.start()
-                send.close()
-                running[recv] = (key, proc, time.perf_counter())
-            now = time.perf_counter()
+                worker = idle.pop() if idle else _Worker(ctx)
+                worker.submit(key, fn, args)
+                busy[worker.conn] = worker
             if timeout is None:
                 wait_for = None
             else:
-                wait_for = max(0.0, min(t0 + timeout - now for _, _, t0 in running.values()))
-            ready = wait(list(running), timeout=wait_for)
-            for conn in ready:
-                elapsed = time.perf_counter() - running[conn][2]
+                now = time.perf_counter()
+                wait_for = max(0.0, min(w.started + timeout - now for w in busy.values()))
+            for conn in wait(list(busy), timeout=wait_for):
+                worker = busy[conn]
+                elapsed = time.perf_counter() - worker.started
                 try:
                     status, value, error = conn.recv()
                 except (EOFError, OSError):
-                    running[conn][1].join(timeout=5.0)  # the pipe closes before the exit
-                    code = running[conn][1].exitcode
-                    finish(conn, Outcome("crashed", error=f"process died (exit code {code})",
-                                         seconds=elapsed))
+                    worker.proc.join(timeout=5.0)  # the pipe closes before the exit
+                    code = worker.proc.exitcode
+                    finish(worker, Outcome("crashed", error=f"process died (exit code "
+                                                            f"{code})", seconds=elapsed),
+                           reusable=False)
                 else:
-                    finish(conn, Outcome(status, value, error, elapsed))
+                    finish(worker, Outcome(status, value, error, elapsed), reusable=True)
             if timeout is not None:
                 now = time.perf_counter()
-                for conn in [c for c, (_, _, t0) in running.items() if now - t0 >= timeout]:
-                    elapsed = now - running[conn][2]
-                    running[conn][1].kill()
-                    finish(conn, Outcome("timeout", error=f"stopped after {timeout:g} s",
-                                         seconds=elapsed))
+                for worker in [w for w in busy.values() if now - w.started >= timeout]:
+                    finish(worker, Outcome("timeout", error=f"stopped after {timeout:g} s",
+                                           seconds=now - worker.started), reusable=False)
     finally:
-        for _, proc, _ in running.values():
-            proc.kill()
-            proc.join()
+        for worker in busy.values():
+            worker.kill()
+        for worker in idle:
+            worker.stop()
     return results
 
 

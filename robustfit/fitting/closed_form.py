@@ -8,6 +8,7 @@ so where one applies and covers every free parameter, no optimisation is needed.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -135,25 +136,68 @@ def _gamma(x, fixed):
     return [a, loc, np.mean(y) / a if scale is None else scale]
 
 
+@_register("chi2")
+def _chi2(x, fixed):
+    """chi2(df, loc, scale) is gamma(df / 2, loc, 2 * scale)."""
+    df, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
+    as_gamma = {1: loc} if loc is not None else {}
+    if df is not None:
+        as_gamma[0] = df / 2.0
+    if scale is not None:
+        as_gamma[2] = 2.0 * scale
+    theta = _gamma(x, as_gamma)
+    return None if theta is None else [2.0 * theta[0], theta[1], theta[2] / 2.0]
+
+
+@_register("invgamma")
+def _invgamma(x, fixed):
+    """X - loc ~ invgamma(a, scale=s) exactly when 1/(X - loc) ~ gamma(a, scale=1/s); the
+    Jacobian of 1/y does not involve the parameters, so the MLEs correspond."""
+    a, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
+    if loc is None:
+        return None
+    y = x - loc
+    if np.any(y <= 0):
+        return None
+    as_gamma = {1: 0.0}
+    if a is not None:
+        as_gamma[0] = a
+    if scale is not None:
+        as_gamma[2] = 1.0 / scale
+    theta = _gamma(1.0 / y, as_gamma)
+    return None if theta is None else [theta[0], loc, 1.0 / theta[2]]
+
+
+def _trigamma(a: float) -> float:
+    return float(special.zeta(2.0, a))  # polygamma(1, a), without its Python wrapper
+
+
 def gamma_shape_mle(s: float) -> float:
-    """Solve ``log(a) - digamma(a) = s`` (s > 0) by Newton in log(a) from Minka's start."""
-    if not s > 0:
+    """Solve ``log(a) - digamma(a) = s`` (s > 0) by Newton in log(a) from Minka's start.
+
+    On Python floats: the profile over loc (:mod:`.loc_profile`) solves this dozens of
+    times per fit.
+    """
+    s = float(s)
+    if not (s > 0 and math.isfinite(s)):
         return np.nan
-    a = (3.0 - s + np.sqrt((s - 3.0) ** 2 + 24.0 * s)) / (12.0 * s)
+    a = (3.0 - s + math.sqrt((s - 3.0) ** 2 + 24.0 * s)) / (12.0 * s)
     for _ in range(50):
-        f = np.log(a) - special.digamma(a) - s
-        fprime = 1.0 / a - special.polygamma(1, a)
+        f = math.log(a) - float(special.digamma(a)) - s
+        fprime = 1.0 / a - _trigamma(a)
         step = f / (fprime * a)  # Newton step in log(a)
-        a *= np.exp(-np.clip(step, -2.0, 2.0))
+        if not math.isfinite(step):
+            return np.nan
+        a *= math.exp(-min(2.0, max(-2.0, step)))
         if abs(step) < 1e-14:
             break
-    return float(a)
+    return a
 
 
 def _inverse_digamma(y: float) -> float:
     a = np.exp(y) + 0.5 if y >= -2.22 else -1.0 / (y - special.digamma(1.0))
     for _ in range(50):
-        a -= (special.digamma(a) - y) / special.polygamma(1, a)
+        a -= (special.digamma(a) - y) / _trigamma(a)
     return float(a)
 
 
@@ -174,6 +218,16 @@ def _weibull_min(x, fixed):
         shift = np.max(logy)
         scale = np.exp(shift) * np.mean(np.exp(c * (logy - shift))) ** (1.0 / c)
     return [c, loc, scale]
+
+
+@_register("weibull_max")
+def _weibull_max(x, fixed):
+    """weibull_max(c, loc, scale) at x is weibull_min(c, -loc, scale) at -x."""
+    mirrored = dict(fixed)
+    if 1 in fixed:
+        mirrored[1] = -fixed[1]
+    theta = _weibull_min(-np.asarray(x), mirrored)
+    return None if theta is None else [theta[0], -theta[1], theta[2]]
 
 
 def weibull_shape_mle(logy: np.ndarray) -> float:

@@ -16,6 +16,7 @@ from .data import FitData, read_fit_data
 from .edges import EDGE_GAP, settle_on_edge
 from .guesses import Candidate, SampleSummary, generate_candidates
 from .likelihood import CensoredNLL, CompleteNLL, support, valid_shapes
+from .loc_profile import loc_profile_start
 from .moment_fit import moment_objective
 from .optimizer import Race, minimize_local
 from .parameterization import Parameterization
@@ -47,6 +48,10 @@ RACE_TIME_FLOOR = 0.25  # seconds
 # below that start's value to go on (three starts creeping towards a limit of the family
 # spent three whole budgets, for a likelihood that no start could raise much further)
 UNCONVERGED_RACE_SHARE = 0.25
+# a polish from the profile likelihood's maximum over loc (loc_profile): its budget per
+# parameter, and the relative NLL change within which it confirms the profile's point
+PROFILE_POLISH_EVALS = 40
+PROFILE_AGREE = 1e-11
 # the least gap between the data and an end of the support, in ulps of the largest |x|:
 # what rounding in the map back to the user's units may take (and the final check
 # nudges the edge outward by an ulp or two where it did); a wider floor costs likelihood
@@ -328,6 +333,15 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
 
     candidates = generate_candidates(dist, fixed_z, spec.guesses, summary, z_all, n_shapes,
                                      gap_floor)
+    # one converged start suffices where every local maximum is the global one
+    single = spec.method == "MLE" and not zd.censored and single_maximum(spec, fixed_z)
+    profile = profile_cand = None
+    if (spec.method == "MLE" and not zd.censored and not single
+            and not any(c.exact for c in candidates)):
+        profile = loc_profile_start(opt_nll, fixed_z, spec.loc_index)
+        if profile is not None:
+            profile_cand = Candidate("loc_profile", profile.theta)
+            candidates.insert(0, profile_cand)
     attempts: list[Attempt] = []
     scored = []
     for cand in candidates:
@@ -355,10 +369,18 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
                                     nll, True, "closed-form maximum-likelihood estimate", 1))
             return cand.theta, nll, True, "closed-form MLE", cand.start, attempts
 
-    # one converged start suffices where every local maximum is the global one
-    min_starts = 1 if objective is None and not zd.censored and single_maximum(
-        spec, fixed_z) else MIN_STARTS
+    min_starts = 1 if single else MIN_STARTS
     chosen = _distinct([c for v, c in scored if np.isfinite(v)], N_OPTIMIZED, n_shapes)
+    trusted = profile_cand if profile is not None and profile.interior else None
+    marching = profile is not None and profile.towards_limit
+    if trusted is not None or marching:
+        # the profile's maximum over loc is the global one (within its grid): it goes
+        # first, and once it converges no rival start is needed; where it rises towards
+        # a limit of the family, the start nearest that limit leads the race there
+        chosen = [profile_cand] + [c for c in chosen if c is not profile_cand]
+        chosen = chosen[:N_OPTIMIZED]
+        if trusted is not None:
+            min_starts = 1
     target = opt_nll
     first_seconds, first_nfev, first_maxfev = None, 0, 0
     for k, cand in enumerate(chosen):
@@ -367,16 +389,21 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
             race = (best[5] + max(RACE_MARGIN, 1e-3 * abs(best[5])), best[5],
                     int(RACE_EVAL_SHARE * first_nfev), True)
             deadline = _race_deadline(first_seconds)
-        elif best is not None and objective is None and first_nfev >= first_maxfev / 2:
+        elif best is not None and objective is None and (
+                first_nfev >= first_maxfev / 2 or marching):
             # the first start spent most of its budget unconverged (a likelihood that
-            # rises towards a limit of the family, or a kink): a later one continues past
+            # rises towards a limit of the family -- the profile over loc may have said
+            # so already -- or a kink): a later one continues past
             # UNCONVERGED_RACE_SHARE of its evaluations only while below its value
             race = (best[5], best[5], int(UNCONVERGED_RACE_SHARE * first_nfev), False)
             deadline = _race_deadline(first_seconds)
         started = time.monotonic()
         res = _optimize_from(spec, cand, target, objective, fixed_z, summary, gap_floor,
                              race=race, hess_inv0=None if race is None else best[6],
-                             deadline=deadline)
+                             deadline=deadline, maxfev=PROFILE_POLISH_EVALS * (
+                                 len(spec.free) + 1) if cand is trusted else None)
+        if cand is trusted:
+            res = _certified_by_profile(res, profile.nll)
         if first_seconds is None:
             first_seconds, first_nfev = time.monotonic() - started, res[-1].nfev
             first_maxfev = EVALS_PER_PARAMETER * (len(spec.free) + 1)
@@ -418,6 +445,22 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     message = ("converged" if success else "optimiser did not report convergence"
                if valid else "no parameters with a finite likelihood were found")
     return theta, nll, success, f"{message} ({best[4]})", best[3], attempts
+
+
+def _certified_by_profile(res: tuple, profile_nll: float) -> tuple:
+    """A local polish from the profile's interior maximum that finds nothing better
+    (beyond rounding) confirms it: the point maximises the likelihood over loc, and the
+    rest exactly at that loc, so it is a stationary point however ill-conditioned the
+    joint coordinates are (lognorm with s ~ 0.01, invgamma with a ~ 1e4)."""
+    theta, value, success, message, hess_inv, abandoned, attempt = res
+    if success or theta is None or abandoned:
+        return res
+    if not value >= profile_nll - PROFILE_AGREE * max(1.0, abs(profile_nll)):
+        return res  # the polish improved on the profile: it was not the optimum
+    message = (f"maximum of the profile likelihood over loc (exact MLE of the rest at "
+               f"each loc); the local polish found no better point ({message})")
+    return (theta, value, True, message, hess_inv, abandoned,
+            replace(attempt, success=True, message=message))
 
 
 def _race_deadline(first_seconds: float | None) -> float | None:
@@ -508,7 +551,7 @@ def _distinct(cands: list[Candidate], k: int, n_shapes: int = 0) -> list[Candida
 
 
 def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_floor,
-                   bounded=True, hess_inv0=None, race=None, deadline=None):
+                   bounded=True, hess_inv0=None, race=None, deadline=None, maxfev=None):
     n_shapes = spec.n_shapes
     # shapes that must be integers (irwinhall's n) are held at the nearest integer: the
     # unconstrained map would hand the density 11.000000000000002
@@ -550,7 +593,7 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
             return math.inf if theta is None else objective(theta)
 
     per_obs = 1 if objective is not None else scale
-    maxfev = EVALS_PER_PARAMETER * (t0.size + 1)
+    maxfev = maxfev or EVALS_PER_PARAMETER * (t0.size + 1)
     censored = isinstance(nll, CensoredNLL)
     if race is not None:
         race = Race(RACE_ITERATIONS, race[0] / per_obs, race[1] / per_obs, race[2],

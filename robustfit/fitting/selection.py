@@ -106,14 +106,14 @@ def candidate_names(spec: str | list | tuple) -> tuple[str, ...]:
 def fit_candidate(name: str, data: np.ndarray) -> dict:
     """Fit ``scipy.stats.<name>`` with robustfit and score it (runs in a child process)."""
     from .fit import fit
-    from .gof import goodness_of_fit
+    from .gof import ks_statistic
 
     t0 = time.perf_counter()
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = fit(getattr(stats, name), data)
         ok = bool(np.isfinite(res.nll))
-        ks = goodness_of_fit(data, res.frozen()).ks if ok else math.inf
+        ks = ks_statistic(data, res.frozen()) if ok else math.inf
     message = res.message
     if ok and not (ks < DEGENERATE_KS and np.all(np.abs(res) < DEGENERATE_PARAM)):
         # a likelihood that numerically diverges (e.g. a shape at 1e308) is not a fit
