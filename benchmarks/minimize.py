@@ -1,5 +1,9 @@
 """robust_minimize vs scipy's BFGS, L-BFGS-B, Nelder-Mead and Powell on the catalogue.
 
+``robust`` is robust_minimize with its defaults (local: one minimum, found and tested);
+``robust-explore`` adds ``options={"explore": EXPLORE}`` exploratory local runs, the
+multistart a user asks for when a problem may have several minima.
+
 For every problem of ``benchmarks/minimize_problems.py`` and every method we record:
 solved (``f(x) <= f* + tol``, with ``f(x)`` recomputed at the returned ``x``), the
 method's own success flag, false successes (success claimed, not solved, and not at one
@@ -28,7 +32,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from benchmarks.minimize_problems import catalogue  # noqa: E402
 from robustfit import robust_minimize  # noqa: E402
 
-METHODS = ("robust", "BFGS", "L-BFGS-B", "Nelder-Mead", "Powell")
+OURS = ("robust", "robust-explore")
+SCIPY = ("BFGS", "L-BFGS-B", "Nelder-Mead", "Powell")
+METHODS = OURS + SCIPY
+EXPLORE = 4
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "minimize.json")
 
 
@@ -54,8 +61,10 @@ def run_one(problem, method: str) -> dict:
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            if method == "robust":
-                res = robust_minimize(counted, problem.x0, jac=problem.jac, rng=0)
+            if method in OURS:
+                options = {"explore": EXPLORE} if method == "robust-explore" else None
+                res = robust_minimize(counted, problem.x0, jac=problem.jac, rng=0,
+                                      options=options)
             else:
                 jac = problem.jac if method in ("BFGS", "L-BFGS-B") else None
                 res = minimize(counted, problem.x0, jac=jac, method=method)
@@ -88,20 +97,21 @@ def summarise(rows: list[dict]) -> dict:
             "solved_by_kind": {k: sum(r["solved"] for r in rs if r["kind"] == k)
                                for k in ("smooth", "nonsmooth", "hostile")},
         }
-    scipy_any = [p for p in problems if any(by[p, m]["solved"] for m in METHODS[1:])]
+    scipy_any = [p for p in problems if any(by[p, m]["solved"] for m in SCIPY)]
     summary["solved_by_any_scipy"] = len(scipy_any)
-    summary["scipy_solves_robust_misses"] = [p for p in scipy_any if not by[p, "robust"]["solved"]]
     summary["kinds"] = {k: sum(by[p, "robust"]["kind"] == k for p in problems)
                         for k in ("smooth", "nonsmooth", "hostile")}
-    ratios = [by[p, "robust"]["nfev"] / by[p, "BFGS"]["nfev"] for p in problems
-              if by[p, "BFGS"]["kind"] == "smooth" and by[p, "BFGS"]["solved"]]
-    summary["nfev_ratio_vs_bfgs_smooth_bfgs_solves"] = {
-        "problems": len(ratios),
-        "median": round(float(np.median(ratios)), 3) if ratios else None,
-        "robust_also_solved": sum(by[p, "robust"]["solved"] for p in problems
-                                  if by[p, "BFGS"]["kind"] == "smooth"
-                                  and by[p, "BFGS"]["solved"]),
-    }
+    bfgs_solves = [p for p in problems if by[p, "BFGS"]["kind"] == "smooth"
+                   and by[p, "BFGS"]["solved"]]
+    for ours in OURS:
+        summary["methods"][ours]["scipy_solves_it_misses"] = [
+            p for p in scipy_any if not by[p, ours]["solved"]]
+        ratios = [by[p, ours]["nfev"] / by[p, "BFGS"]["nfev"] for p in bfgs_solves]
+        summary["methods"][ours]["nfev_ratio_vs_bfgs_smooth_bfgs_solves"] = {
+            "problems": len(ratios),
+            "median": round(float(np.median(ratios)), 3) if ratios else None,
+            "also_solved": sum(by[p, ours]["solved"] for p in bfgs_solves),
+        }
     return summary
 
 
@@ -127,9 +137,11 @@ def main(argv=None) -> dict:
         print(f"{m:12s} {s['solved']:7d} {s['solve_rate']:6.1%} {s['false_successes']:10d}"
               f" {s['escaped_exceptions']:8d} {s['nan_x']:6d}")
     print("solved by some scipy method:", summary["solved_by_any_scipy"])
-    print("scipy solves, robust misses:", summary["scipy_solves_robust_misses"])
-    print("nfev ratio robust/BFGS (smooth problems BFGS solves):",
-          summary["nfev_ratio_vs_bfgs_smooth_bfgs_solves"])
+    for ours in OURS:
+        s = summary["methods"][ours]
+        ratio = s["nfev_ratio_vs_bfgs_smooth_bfgs_solves"]
+        print(f"{ours}: scipy solves, it misses: {s['scipy_solves_it_misses']}; nfev ratio "
+              f"to BFGS (smooth problems BFGS solves): {ratio}")
     return summary
 
 

@@ -17,6 +17,7 @@ extreme observation, so that it can be scored and optimised.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import warnings
 from dataclasses import dataclass
@@ -87,9 +88,28 @@ def shape_grid(dist, n_shapes: int, fixed: dict, per_shape: int) -> list[tuple]:
     return [tuple(p) for p in itertools.product(*axes)]
 
 
+def _data_free(fn):
+    """Memoise a property of the standard distribution at given shapes (the same shape
+    grid recurs in every fit of a family); unhashable user distributions skip the cache."""
+    cached = functools.lru_cache(maxsize=1024)(fn)
+
+    @functools.wraps(fn)
+    def call(dist, shapes):
+        shapes = tuple(float(s) for s in shapes)
+        try:
+            return cached(dist, shapes)
+        except TypeError:
+            return fn(dist, shapes)
+    return call
+
+
+@_data_free
 def _standard_quartiles(dist, shapes) -> np.ndarray | None:
     q = np.asarray(dist.ppf(_QUARTILES, *shapes), dtype=float)
-    return q if np.all(np.isfinite(q)) and q[2] > q[0] else None
+    if not (np.all(np.isfinite(q)) and q[2] > q[0]):
+        return None
+    q.setflags(write=False)  # shared by every later call
+    return q
 
 
 def _moments_cheap(dist, shapes) -> bool:
@@ -114,6 +134,7 @@ def _moments_cheap(dist, shapes) -> bool:
 _MIDPOINTS = (np.arange(128) + 0.5) / 128
 
 
+@_data_free
 def _standard_mean_std(dist, shapes) -> tuple[float, float] | None:
     """Mean and standard deviation of the standard distribution: exact where scipy has
     closed forms, else those of 128 evenly spaced quantiles (a cheap stand-in, good

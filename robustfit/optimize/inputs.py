@@ -19,6 +19,8 @@ DEFAULT_OPTIONS = {
     "max_iter": None,      # BFGS iterations per stage (None: 200 * n)
     "polish": True,        # Nelder-Mead / Powell polish when the gradient stages fail
     "scale": None,         # per-variable scale (None: max(1, |x0|))
+    "explore": 0,          # local runs from far perturbations of the best point, after
+                           # the local stages: a multistart for several minima
 }
 
 
@@ -111,6 +113,11 @@ def check_inputs(x0, bounds, method, maxfev, maxtime, options) -> CheckedInputs:
             raise InvalidInputError(
                 f"options has unknown key(s) {sorted(unknown)}; known: {sorted(opts)}.")
         opts.update(options)
+    explore = opts["explore"]
+    if isinstance(explore, bool) or not isinstance(explore, (int, np.integer)) or explore < 0:
+        raise InvalidInputError(f"options['explore']={explore!r} must be a non-negative "
+                                "integer (the number of exploratory local runs; 0: none).")
+    opts["explore"] = int(explore)
     if opts["max_iter"] is None:
         opts["max_iter"] = 200 * n
     if opts["scale"] is None:

@@ -10,6 +10,7 @@ applied to the best point seen, and the run ends as soon as one passes.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 
@@ -73,7 +74,8 @@ def robust_minimize(fun: Callable, x0, args: tuple = (), jac=None, bounds=None, 
         returning True stops the run (``success=False``, status 5).
     options : dict, optional
         ``gtol`` (1e-6), ``max_restarts`` (4), ``max_iter`` (200 n), ``polish`` (True),
-        ``scale`` (``max(1, |x0|)``).
+        ``scale`` (``max(1, |x0|)``), ``explore`` (0: local; ``k`` more local runs from
+        far perturbations of the best point, for problems with several minima).
 
     Returns
     -------
@@ -183,6 +185,8 @@ class _Run:
             self._bounded_stages(z0)
         else:
             self._bfgs_stages(z0, f0)
+        if self.opts["explore"] and method not in ("nelder-mead", "powell"):
+            self._explore(z0)
         if self.verdict is not None and not self.verdict.passed and not self.detail:
             self.detail = (f"last test: {self.verdict.test}, measure "
                            f"{self.verdict.measure:.2e} > gtol")
@@ -228,6 +232,44 @@ class _Run:
             if not self.verdict.passed:
                 zb, fb = self._best()
                 self._bfgs_attempt("bfgs after polish", zb, fb)
+
+    def _explore(self, z0) -> None:
+        """``options["explore"]`` local runs from the best point thrown about as far as
+        the whole way from ``x0`` to it (and at least half its magnitude): where a
+        problem has several minima, the landscape's scale is the one the first descent
+        crossed. Each run keeps what it finds only if it is better; running out of
+        budget here leaves the verdict on the best point as it was."""
+        for k in range(1, self.opts["explore"] + 1):
+            zb, fb = self._best()
+            verdict = self.verdict
+            journey = float(np.linalg.norm(zb - z0)) / math.sqrt(self.n)
+            size = np.maximum(journey, 0.5 * np.maximum(np.abs(zb), self.p.typical))
+            z = zb + size * self.rng.standard_normal(self.n)
+            stage = f"explore {k}"
+            try:
+                if self.bounded:
+                    z = np.clip(z, self.p.lower, self.p.upper)
+                    bounds = list(zip(self.p.lower, self.p.upper, strict=True))
+                    self._scipy_stage("l-bfgs-b", z, bounds, stage=stage)
+                else:
+                    f = self.p.value(z)
+                    if not np.isfinite(f):
+                        self.log.add(stage, "stage_end", outcome="perturbed point was a "
+                                     "bad point")
+                        continue
+                    self._bfgs_attempt(stage, z, f)
+            except _CallbackStop:
+                raise
+            except BudgetExhausted:
+                if self.guard.best_f < fb:
+                    raise  # a better point, not yet tested: the run ends unverified
+                self.verdict = verdict
+                self.log.add(stage, "stage_end", outcome="budget spent; the best point "
+                             "is the one found before exploring")
+                return
+            if self.guard.best_f < fb and not self.verdict.passed:
+                zb, fb = self._best()  # a better basin: converge in it
+                self._bfgs_attempt(f"{stage} polish", zb, fb)
 
     def _gradient_sampling_stage(self, zb, fb) -> None:
         stage = "gradient sampling"
