@@ -3,7 +3,8 @@
 Each strategy returns a list of :class:`Candidate` (full parameter vectors in
 standardised coordinates with the fixed values in place):
 
-* ``closed_form``: an exact MLE from :mod:`.closed_form` where one applies;
+* ``closed_form``: an exact MLE from :mod:`.closed_form` where one applies (the driver
+  adds ``loc_profile``, from :mod:`.loc_profile`, where one applies once loc is fixed);
 * ``user``: the user's positional shape guesses and ``loc=``/``scale=``;
 * ``scipy_fitstart``: the distribution's own ``_fitstart``;
 * ``moments``: shapes from a small grid over their domains, loc/scale matching the

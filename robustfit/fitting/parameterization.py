@@ -4,7 +4,11 @@ Free shapes map through their domain (``lo + exp(t)``, ``hi - exp(t)``, a logist
 on a bounded domain, identity on the real line); the scale through ``exp``. Where the
 support is bounded by ``loc`` (and ``loc + scale``), the location is expressed as a gap
 ``exp(t)`` beyond the extreme observation, so every point the optimiser visits keeps all
-data strictly inside the support instead of relying on a penalty.
+data strictly inside the support instead of relying on a penalty. On an unbounded
+support with both free, the coordinate is ``loc / scale`` (Burridge's natural one): where
+a shape runs towards a limit of the family, loc runs off like ``-scale log(c)``
+(loggamma) or ``-scale c``, a valley that is straight in ``loc / scale`` and curved,
+exponentially long, in ``loc``.
 """
 
 from __future__ import annotations
@@ -173,7 +177,7 @@ class Parameterization:
                 elif upper:
                     theta[li] = zmax - b * theta[si] + self._gap(tl)
                 else:
-                    theta[li] = tl
+                    theta[li] = tl * theta[si]
             return True
         if li in values:  # scale fixed
             scale, tl = theta[si], values[li]
@@ -265,7 +269,7 @@ class Parameterization:
                     tg = None if g is None else self._gap_t(g)
                     if g is not None and tg is None:
                         return None
-                    out += [loc if g is None else tg, np.log(scale)]
+                    out += [loc / scale if g is None else tg, np.log(scale)]
             elif li not in self.fixed:
                 if lower and upper:
                     lo_loc, hi_loc = zmax - b * scale, zmin - a * scale
