@@ -24,9 +24,28 @@ def support(dist, shapes) -> tuple[float, float]:
     return _support(dist, tuple(float(s) for s in shapes))
 
 
+def _pearson3_support(skew: float) -> tuple[float, float]:
+    """pearson3 is a gamma reflected for negative skew: its density vanishes beyond
+    ``-2/skew``, which scipy does not declare (its support reads (-inf, inf))."""
+    if skew > 0:
+        return -2.0 / skew, math.inf
+    if skew < 0:
+        return -math.inf, -2.0 / skew
+    return -math.inf, math.inf
+
+
+# scipy distributions whose density vanishes outside a shape-dependent range that
+# ``_get_support`` does not report: without it the optimiser meets a wall of zero
+# density instead of a boundary it can follow
+_UNDECLARED_SUPPORT = {"pearson3": _pearson3_support}
+
+
 def _support(dist, shapes: tuple) -> tuple[float, float]:
     """``support`` for a tuple of Python floats: the hot path of every evaluation."""
     if type(dist)._get_support is _DEFAULT_GET_SUPPORT:
+        exact = _UNDECLARED_SUPPORT.get(getattr(dist, "name", None))
+        if exact is not None and type(dist).__module__.startswith("scipy."):
+            return exact(*shapes)
         return float(dist.a), float(dist.b)  # scipy's default: the same for all shapes
     return _support_cached(dist, shapes)
 
