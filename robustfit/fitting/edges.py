@@ -17,6 +17,7 @@ from .optimizer import LocalResult, minimize_local
 from .parameterization import Parameterization
 
 EDGE_GAP = 1e-3  # a gap (standardised units) this small means "heading for the edge"
+UNBOUNDED_AT_EDGE = "the likelihood is unbounded at the support's edge"
 _AT_EDGE_T = -80.0  # exp(-80) ~ 2e-35: the gap is then its floor, for every magnitude
 
 
@@ -64,9 +65,9 @@ def settle_on_edge(par: Parameterization, f, res, maxfev: int, race=None,
     if best is res:
         return res
     if _unbounded_at_edge(par, f, best):
-        return replace(best, success=False, message=best.message + "; the likelihood is "
-                       "unbounded at the support's edge: no maximum exists, the estimate "
-                       "puts the edge at the extreme observation")
+        return replace(best, success=False, message=f"{best.message}; {UNBOUNDED_AT_EDGE}: "
+                       "no maximum exists, the estimate puts the edge at the extreme "
+                       "observation")
     return best
 
 

@@ -13,7 +13,7 @@ from scipy import stats
 from .._validation import as_float_array
 from ..errors import InsufficientDataError, OutOfSupportError, RobustFitError
 from .data import FitData, read_fit_data
-from .edges import EDGE_GAP, settle_on_edge
+from .edges import EDGE_GAP, UNBOUNDED_AT_EDGE, settle_on_edge
 from .guesses import Candidate, SampleSummary, generate_candidates
 from .likelihood import CensoredNLL, CompleteNLL, support, valid_shapes
 from .loc_profile import loc_profile_start
@@ -429,8 +429,12 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
         if polish[0] is not None and (polish[1] < best[5] if objective is not None
                                       else polish[1] <= best[0]):
             nll_full = full(polish[0])
-            best = (nll_full, polish[0], polish[2] or best[2], best[3], polish[3], polish[1],
-                    polish[4])
+            success, message = polish[2] or best[2], polish[3]
+            if UNBOUNDED_AT_EDGE in best[4]:
+                # a polish next to a singular edge converges to where float64 lets the
+                # edge come, not to a maximum: there is none
+                success, message = False, f"{best[4]}; polish: {polish[3]}"
+            best = (nll_full, polish[0], success, best[3], message, polish[1], polish[4])
 
     if objective is None and spec.loc_index not in fixed_z and _vanishes_at_centre(
             dist, best[1][:spec.n_shapes]):

@@ -32,3 +32,12 @@ def test_pearson3_at_skew_minus_two_reaches_the_truths_likelihood():
     x = sample(stats.pearson3, (-2.0,), 5000)  # drawn as scipy's test_cont_fit draws
     res = robustfit.fit(stats.pearson3, x)
     assert res.nll <= stats.pearson3.nnlf((-2.0, 0.0, 1.0), x)
+
+
+def test_no_success_claimed_at_a_singular_edge():
+    # the fitted skew is below -2: a gamma shape below 1, whose density is infinite at
+    # the edge, so the likelihood has no maximum; a polish that stops next to the edge
+    # (Nelder-Mead "terminated successfully") must not turn that into a success
+    res = robustfit.fit(stats.pearson3, sample(stats.pearson3, (-2.0,), 1000))
+    assert res[0] < -2.0
+    assert not res.success and "unbounded at the support's edge" in res.message
