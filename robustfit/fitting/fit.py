@@ -21,7 +21,7 @@ from .moment_fit import moment_objective
 from .optimizer import Race, minimize_local
 from .parameterization import Parameterization
 from .result import Attempt, FitResult
-from .spec import FitSpec, parse_fit_arguments, shape_integrality
+from .spec import FitSpec, parse_fit_arguments, shape_domain, shape_integrality
 from .standardize import Standardizer
 from .sufficient import sufficient_statistic_fit
 from .unimodal import single_maximum
@@ -370,7 +370,9 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
             return cand.theta, nll, True, "closed-form MLE", cand.start, attempts
 
     min_starts = 1 if single else MIN_STARTS
-    chosen = _distinct([c for v, c in scored if np.isfinite(v)], N_OPTIMIZED, n_shapes)
+    ranked = [c for v, c in scored if np.isfinite(v)]
+    chosen = _cover_regimes(_distinct(ranked, N_OPTIMIZED, n_shapes), ranked, dist,
+                            n_shapes, fixed_z)
     trusted = profile_cand if profile is not None and profile.interior else None
     marching = profile is not None and profile.towards_limit
     if trusted is not None or marching:
@@ -552,6 +554,34 @@ def _distinct(cands: list[Candidate], k: int, n_shapes: int = 0) -> list[Candida
         if all(differs(c, o, 1e-3, 1e-6, None) for o in out):
             out.append(c)
     return out
+
+
+def _cover_regimes(chosen: list[Candidate], ranked: list[Candidate], dist, n_shapes: int,
+                   fixed: dict) -> list[Candidate]:
+    """Make the optimised starts include the user's own guess, and both signs of every
+    free shape whose domain has both (gengamma's or genextreme's sign is a different
+    regime: tails of another kind, a support bounded on the other side, and BFGS rarely
+    crosses zero). Each missing one takes the place of the lowest-ranked start that is
+    not itself needed; the order stays by score."""
+    needed = [c for c in ranked[:1] + [c for c in ranked if c.start == "user"][:1]]
+    for j in range(n_shapes):
+        lo, hi = shape_domain(dist, j)
+        if j in fixed or not lo < 0.0 < hi:
+            continue
+        for side in (-1.0, 1.0):
+            if not any(side * c.theta[j] > 0 for c in chosen + needed):
+                other = [c for c in ranked if side * c.theta[j] > 0][:1]
+                needed += other
+    out = list(chosen)
+    for c in needed:
+        if any(c is o for o in out):
+            continue
+        spare = [i for i, o in enumerate(out) if not any(o is m for m in needed)]
+        if not spare:
+            break
+        out[spare[-1]] = c
+    rank = {id(c): i for i, c in enumerate(ranked)}
+    return sorted(out, key=lambda c: rank[id(c)])
 
 
 def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_floor,
