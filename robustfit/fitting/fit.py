@@ -28,6 +28,7 @@ from .unimodal import single_maximum
 
 SCORE_SIZE = 2000  # observations used to rank starting candidates
 OPTIMIZE_SIZE = 20000  # above this, optimise on a stratified subsample, then polish
+EXPENSIVE_EVAL_S = 0.02  # ... and likewise where one evaluation on all the data costs more
 N_OPTIMIZED = 3  # best-scoring distinct candidates that get a local optimisation
 VERIFY_SIZE = 2_000_000  # up to this size the final NLL is recomputed in user units
 # evaluations one local optimisation may use, per free parameter (+1): a start that has
@@ -305,6 +306,22 @@ def _fixed_to_z(spec: FitSpec, std: Standardizer) -> dict:
     return out
 
 
+def _cheaper_target(full: CompleteNLL, probe: CompleteNLL, theta, rng) -> CompleteNLL:
+    """The likelihood to optimise on: all the data, or -- where one evaluation on all of
+    it would take more than EXPENSIVE_EVAL_S (irwinhall's pdf builds a B-spline per
+    observation: 35 us each) -- a stratified subsample that costs about that much,
+    of at least SCORE_SIZE observations; the result is then polished on all the data."""
+    started = time.perf_counter()
+    probe(theta)
+    per_obs = (time.perf_counter() - started) / max(probe.n, 1)
+    if per_obs * full.n <= EXPENSIVE_EVAL_S:
+        return full
+    size = max(SCORE_SIZE, int(EXPENSIVE_EVAL_S / per_obs))
+    if size >= full.n:
+        return full
+    return CompleteNLL(full.dist, _stratified(full.z, size, rng))
+
+
 def _stratified(z: np.ndarray, size: int, rng) -> np.ndarray:
     """An evenly spaced set of order statistics (min and max included)."""
     if z.size <= size:
@@ -333,6 +350,8 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
 
     candidates = generate_candidates(dist, fixed_z, spec.guesses, summary, z_all, n_shapes,
                                      gap_floor)
+    if not zd.censored and opt_nll is full and candidates and full.n > SCORE_SIZE:
+        opt_nll = _cheaper_target(full, score_nll, candidates[0].theta, rng)
     # one converged start suffices where every local maximum is the global one
     single = spec.method == "MLE" and not zd.censored and single_maximum(spec, fixed_z)
     profile = profile_cand = None
@@ -371,8 +390,12 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
 
     min_starts = 1 if single else MIN_STARTS
     ranked = [c for v, c in scored if np.isfinite(v)]
-    chosen = _cover_regimes(_distinct(ranked, N_OPTIMIZED, n_shapes), ranked, dist,
-                            n_shapes, fixed_z)
+    chosen = _distinct(ranked, N_OPTIMIZED, n_shapes)
+    if len(chosen) < len(ranked):
+        covered = _cover_regimes(chosen, ranked, dist, n_shapes, fixed_z)
+        if len(covered) > len(chosen):  # every one of them is run, converged or not
+            min_starts = max(min_starts, len(covered))
+        chosen = covered
     trusted = profile_cand if profile is not None and profile.interior else None
     marching = profile is not None and profile.towards_limit
     if trusted is not None or marching:
@@ -419,6 +442,13 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     if best is None:
         return _no_valid_start(spec, fixed_z, attempts)
 
+    if target is not full:
+        # integral shapes (irwinhall's n) are chosen on the subsample: each integer tried
+        # is a re-fit, and the polish below keeps the shape at the integer found
+        theta = _round_integral_shapes(spec, best[1], target, fixed_z, summary, gap_floor)
+        if not np.array_equal(theta, best[1]):
+            best = (full(theta), theta, best[2], best[3], best[4], target(theta), None)
+
     if target is not full or (objective is None and _support_kind_varies(dist, spec,
                                                                          fixed_z)):
         # polish on the full data; where the kind of support changes with the shapes
@@ -444,7 +474,8 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
                               attempts, first_seconds)
 
     theta = best[1]
-    theta = _round_integral_shapes(spec, theta, full, fixed_z, summary, gap_floor)
+    if target is full:
+        theta = _round_integral_shapes(spec, theta, full, fixed_z, summary, gap_floor)
     nll = full(theta)
     valid = bool(np.isfinite(nll) and np.all(np.isfinite(theta)))
     success = valid and best[2]
@@ -558,28 +589,21 @@ def _distinct(cands: list[Candidate], k: int, n_shapes: int = 0) -> list[Candida
 
 def _cover_regimes(chosen: list[Candidate], ranked: list[Candidate], dist, n_shapes: int,
                    fixed: dict) -> list[Candidate]:
-    """Make the optimised starts include the user's own guess, and both signs of every
-    free shape whose domain has both (gengamma's or genextreme's sign is a different
-    regime: tails of another kind, a support bounded on the other side, and BFGS rarely
-    crosses zero). Each missing one takes the place of the lowest-ranked start that is
-    not itself needed; the order stays by score."""
-    needed = [c for c in ranked[:1] + [c for c in ranked if c.start == "user"][:1]]
+    """The starts to optimise: ``chosen`` plus, where missing, the user's own guess and
+    the best start on each side of zero of every free shape whose domain has both
+    signs (gengamma's or genextreme's sign is another regime: tails of another kind, a
+    support bounded on the other side, and BFGS rarely crosses zero). Added, not
+    swapped in: the start they would displace may hold the optimum (tukeylambda's
+    lambda = 2 start leads to 3.1, the lambda < 0 one nowhere). Ordered by score."""
+    extra = [c for c in ranked if c.start == "user"][:1]
     for j in range(n_shapes):
         lo, hi = shape_domain(dist, j)
         if j in fixed or not lo < 0.0 < hi:
             continue
         for side in (-1.0, 1.0):
-            if not any(side * c.theta[j] > 0 for c in chosen + needed):
-                other = [c for c in ranked if side * c.theta[j] > 0][:1]
-                needed += other
-    out = list(chosen)
-    for c in needed:
-        if any(c is o for o in out):
-            continue
-        spare = [i for i, o in enumerate(out) if not any(o is m for m in needed)]
-        if not spare:
-            break
-        out[spare[-1]] = c
+            if not any(side * c.theta[j] > 0 for c in chosen + extra):
+                extra += [c for c in ranked if side * c.theta[j] > 0][:1]
+    out = list(chosen) + [c for c in extra if not any(c is o for o in chosen)]
     rank = {id(c): i for i, c in enumerate(ranked)}
     return sorted(out, key=lambda c: rank[id(c)])
 
