@@ -20,7 +20,9 @@ FENCE = re.compile(r"^```python[^\n]*\n(.*?)^```", re.S | re.M)
 DOCTEST_MODULES = [
     "robustfit.datafile", "robustfit.fitting.gof", "robustfit.fitting.uncertainty",
     "robustfit.fitting.bootstrap", "robustfit.fitting.selection", "robustfit.fitting.result",
-    "robustfit.plotting", "robustfit.fitting.fit",
+    "robustfit.plotting", "robustfit.fitting.fit", "robustfit.fitting.loc_profile",
+    "robustfit.fitting.start_choice", "robustfit.fitting.closed_form",
+    "robustfit.fitting.unimodal",
 ]
 
 

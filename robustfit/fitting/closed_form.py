@@ -34,8 +34,10 @@ def closed_form_mle(dist, x: np.ndarray, fixed: dict) -> np.ndarray | None:
     >>> import numpy as np
     >>> from scipy import stats
     >>> x = np.array([1.0, 2.0, 2.5, 4.0])
-    >>> closed_form_mle(stats.maxwell, x, {1: 0.0})  # floc=0 -> [loc, scale]
-    array([0.        , 1.57452216])
+    >>> closed_form_mle(stats.maxwell, x, {0: 0.0})  # floc=0 -> [loc, scale]
+    array([0.        , 1.50692844])
+    >>> round(float(np.sqrt(np.mean(x**2) / 3)), 8)  # the Maxwell scale sqrt(sum x²/3n)
+    1.50692844
     """
     fn = _TABLE.get(getattr(dist, "name", ""))
     if fn is None or type(dist).__module__.split(".")[0] != "scipy":

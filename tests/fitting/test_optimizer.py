@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from robustfit.fitting.fit import _distinct
 from robustfit.fitting.guesses import Candidate
 from robustfit.fitting.likelihood import CompleteNLL
 from robustfit.fitting.optimizer import Race, _BestTracker, _hessian, minimize_local
 from robustfit.fitting.parameterization import Parameterization
+from robustfit.fitting.start_choice import distinct
 
 
 def rosenbrock(t):
@@ -82,11 +82,11 @@ def test_second_start_differs_in_its_shapes():
     c = [Candidate("moments", np.array([3.0, 0.3, 0.0, 1.0])),
          Candidate("quantiles", np.array([3.0, 0.3, 0.1, 1.1])),
          Candidate("moments", np.array([1.0, 0.3, 0.0, 2.0]))]
-    picked = _distinct(c, 2, n_shapes=2)
+    picked = distinct(c, 2, n_shapes=2)
     assert [p.theta[0] for p in picked] == [3.0, 1.0]
     # without shapes (or when too few differ) any distinct candidate fills up
-    assert len(_distinct(c[:2], 2, n_shapes=2)) == 2
-    assert len(_distinct(c, 3, n_shapes=0)) == 3
+    assert len(distinct(c[:2], 2, n_shapes=2)) == 2
+    assert len(distinct(c, 3, n_shapes=0)) == 3
 
 
 @pytest.mark.parametrize("name, theta", [("gamma", [2.5, 0.1, 1.3]),
