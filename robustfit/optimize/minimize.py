@@ -239,6 +239,7 @@ class _Run:
         problem has several minima, the landscape's scale is the one the first descent
         crossed. Each run keeps what it finds only if it is better; running out of
         budget here leaves the verdict on the best point as it was."""
+        bounds = list(zip(self.p.lower, self.p.upper, strict=True)) if self.bounded else None
         for k in range(1, self.opts["explore"] + 1):
             zb, fb = self._best()
             verdict = self.verdict
@@ -249,7 +250,6 @@ class _Run:
             try:
                 if self.bounded:
                     z = np.clip(z, self.p.lower, self.p.upper)
-                    bounds = list(zip(self.p.lower, self.p.upper, strict=True))
                     self._scipy_stage("l-bfgs-b", z, bounds, stage=stage)
                 else:
                     f = self.p.value(z)
@@ -269,7 +269,10 @@ class _Run:
                 return
             if self.guard.best_f < fb and not self.verdict.passed:
                 zb, fb = self._best()  # a better basin: converge in it
-                self._bfgs_attempt(f"{stage} polish", zb, fb)
+                if self.bounded:
+                    self._scipy_stage("l-bfgs-b", zb, bounds, stage=f"{stage} polish")
+                else:
+                    self._bfgs_attempt(f"{stage} polish", zb, fb)
 
     def _gradient_sampling_stage(self, zb, fb) -> None:
         stage = "gradient sampling"
