@@ -93,10 +93,12 @@ class _Worker:
         self.conn.close()
 
     def stop(self) -> None:
+        """Ask the worker to end; one that does not within a second is killed."""
         try:
             self.conn.send(None)
-        except (OSError, ValueError):
-            pass
+        except (OSError, ValueError):  # the pipe is already broken: nothing to ask
+            self.kill()
+            return
         self.proc.join(timeout=1.0)
         if self.proc.is_alive():
             self.kill()

@@ -86,10 +86,10 @@ def loc_profile_start(nll: CompleteNLL, fixed: dict, loc_index: int
         loc = edge - side * math.exp(log_gap)
         return closed_form_mle(dist, z, {**fixed, loc_index: loc})
 
-    if theta_at(0.0) is None:
-        return None
     thetas = [theta_at(u) for u in LOG_GAP_GRID]
     rows = [i for i, th in enumerate(thetas) if th is not None]
+    if not rows:  # no exact MLE for this family and fixed set
+        return None
     values = np.full(LOG_GAP_GRID.size, math.inf)
     values[rows] = nll.many([thetas[i] for i in rows])
     if not np.isfinite(values).any():
