@@ -22,7 +22,7 @@ DOCTEST_MODULES = [
     "robustfit.fitting.bootstrap", "robustfit.fitting.selection", "robustfit.fitting.result",
     "robustfit.plotting", "robustfit.fitting.fit", "robustfit.fitting.loc_profile",
     "robustfit.fitting.start_choice", "robustfit.fitting.closed_form",
-    "robustfit.fitting.unimodal",
+    "robustfit.fitting.unimodal", "robustfit.fitting.quantiles",
 ]
 
 

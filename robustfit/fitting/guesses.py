@@ -28,6 +28,7 @@ from scipy import stats
 
 from .closed_form import closed_form_mle
 from .likelihood import support, valid_shapes
+from .quantiles import standard_quantiles
 from .spec import shape_domain
 
 _QUARTILES = np.array([0.25, 0.5, 0.75])
@@ -106,7 +107,7 @@ def _data_free(fn):
 
 @_data_free
 def _standard_quartiles(dist, shapes) -> np.ndarray | None:
-    q = np.asarray(dist.ppf(_QUARTILES, *shapes), dtype=float)
+    q = standard_quantiles(dist, shapes, _QUARTILES)
     if not (np.all(np.isfinite(q)) and q[2] > q[0]):
         return None
     q.setflags(write=False)  # shared by every later call
