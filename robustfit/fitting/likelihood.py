@@ -71,11 +71,16 @@ def valid_shapes(dist, shapes) -> bool:
 
 @functools.lru_cache(maxsize=512)
 def _valid_shapes(dist, shapes: tuple) -> bool:
-    try:
-        with np.errstate(all="ignore"):
-            return bool(np.all(dist._argcheck(*[np.asarray(s) for s in shapes])))
-    except Exception:  # a user _argcheck that cannot handle the value: treat as invalid
-        return False
+    # Python floats first: every optimiser step has new shapes, so this runs on cache
+    # misses, and numpy's 0-d conversions doubled its cost; an _argcheck that needs
+    # arrays gets them
+    with np.errstate(all="ignore"):
+        for args in (shapes, [np.asarray(s) for s in shapes]):
+            try:
+                return bool(np.all(dist._argcheck(*args)))
+            except Exception:  # cannot handle this kind of value
+                continue
+    return False  # a user _argcheck that cannot handle the value: treat as invalid
 
 
 class CompleteNLL:
@@ -193,6 +198,8 @@ class CompleteNLL:
                 logpdf = self.dist._logpdf(u, *shapes)
             except Exception:
                 logpdf = None
+            if type(logpdf) is np.ndarray and logpdf.shape == u.shape:
+                return float(logpdf.sum())
             if logpdf is not None and np.shape(logpdf) == u.shape:
                 return float(np.sum(logpdf))
             self._scalar_ok = False  # this _logpdf wants shapes shaped like x

@@ -382,13 +382,9 @@ def _gradient(tracker, t, central: bool, f0: float | None = None) -> np.ndarray:
     g = np.empty_like(t)
     rel = 6e-6 if central else 1.5e-8
     steps = [rel * max(1.0, abs(v)) for v in t.tolist()]
-    plus, minus = [], []
-    for i, h in enumerate(steps):
-        tp, tm = t.copy(), t.copy()
-        tp[i] += h
-        tm[i] -= h
-        plus.append(tp)
-        minus.append(tm)
+    shifts = np.diag(steps)
+    plus = list(t + shifts)  # row i: t with coordinate i moved by +h_i
+    minus = list(t - shifts) if central else []
     values = tracker.many(plus + minus if central else plus)
     f_plus = values[:t.size]
     f_minus = values[t.size:] if central else [None] * t.size
@@ -401,7 +397,7 @@ def _gradient(tracker, t, central: bool, f0: float | None = None) -> np.ndarray:
             g[i] = (fp - f0) / h
             continue
         if fm is None:
-            fm = tracker(minus[i])
+            fm = tracker(t - shifts[i])
         g[i] = (fp - f0) / h if math.isfinite(fp) else (f0 - fm) / h if math.isfinite(fm) \
             else 0.0
     return g
