@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import warnings
 from dataclasses import dataclass
 
@@ -115,26 +116,39 @@ def _standard_quartiles(dist, shapes) -> np.ndarray | None:
 
 
 def _private_mean_var(dist, shapes) -> tuple | None:
-    """``(mean, variance)`` from the distribution's own ``_stats`` closed forms (what
-    ``dist.stats`` returns at loc 0, scale 1, without its argument handling: ~40 us a
-    call, and the shape grid asks at up to 17 shape vectors per fit), or None where
-    ``_stats`` is the generic one, fails, or leaves either moment to scipy's
-    integration."""
-    if not _overrides(dist, "_stats"):
-        return None
+    """``(mean, variance)`` from the distribution's own closed forms -- ``_stats``, or
+    the raw moments of ``_munp`` where ``_stats`` leaves them out -- as ``dist.stats``
+    computes them at loc 0, scale 1, without its argument handling (~40-140 us a call,
+    and the shape grid asks at up to 17 shape vectors per fit); None where neither is
+    the distribution's own (scipy would integrate the pdf numerically) or they fail."""
+    out = None
+    if _overrides(dist, "_stats"):
+        try:
+            with np.errstate(all="ignore"):
+                if getattr(dist, "_stats_has_moments", False):
+                    out = dist._stats(*shapes, moments="mv")
+                else:
+                    out = dist._stats(*shapes)
+        except Exception:
+            return None
+        if out is None or len(out) < 2:
+            return None
+    mean, var = (None, None) if out is None else (out[0], out[1])
+    if mean is None or var is None:
+        # what scipy's stats does with a None moment: raw moments from _munp
+        if not _overrides(dist, "_munp"):
+            return None  # kappa4: a None that sends scipy to numerical integration
+        try:
+            with np.errstate(all="ignore"):
+                if mean is None:
+                    mean = dist._munp(1, *shapes)
+                if var is None:
+                    m = float(np.asarray(mean))
+                    var = dist._munp(2, *shapes) - m * m if math.isfinite(m) else math.inf
+        except Exception:
+            return None
     try:
-        with np.errstate(all="ignore"):
-            if getattr(dist, "_stats_has_moments", False):
-                out = dist._stats(*shapes, moments="mv")
-            else:
-                out = dist._stats(*shapes)
-    except Exception:
-        return None
-    # a None mean or variance sends scipy to _munp or numerical integration (kappa4)
-    if out is None or len(out) < 2 or out[0] is None or out[1] is None:
-        return None
-    try:
-        return float(np.asarray(out[0])), float(np.asarray(out[1]))
+        return float(np.asarray(mean)), float(np.asarray(var))
     except (TypeError, ValueError):  # not a single number
         return None
 
@@ -142,7 +156,7 @@ def _private_mean_var(dist, shapes) -> tuple | None:
 def _moments_cheap(dist, shapes) -> bool:
     """Whether ``dist.stats`` has closed forms at ``shapes`` (without them scipy
     integrates the pdf numerically: 0.1-2 s per call, more than a whole fit)."""
-    return _overrides(dist, "_munp") or _private_mean_var(dist, shapes) is not None
+    return _private_mean_var(dist, shapes) is not None
 
 
 _MIDPOINTS = (np.arange(128) + 0.5) / 128
@@ -156,8 +170,6 @@ def _standard_mean_std(dist, shapes) -> tuple[float, float] | None:
     mv = _private_mean_var(dist, shapes)
     if mv is not None:
         m, v = mv
-    elif _overrides(dist, "_munp"):
-        m, v = (float(np.asarray(s)) for s in dist.stats(*shapes, moments="mv"))
     elif _overrides(dist, "_ppf"):
         q = standard_quantiles(dist, shapes, _MIDPOINTS)
         m, v = float(np.mean(q)), float(np.var(q))
