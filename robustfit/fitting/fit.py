@@ -25,6 +25,7 @@ from .spec import FitSpec, parse_fit_arguments, shape_integrality
 from .standardize import Standardizer
 from .start_choice import cover_regimes, distinct
 from .sufficient import sufficient_statistic_fit
+from .symmetries import canonical_scale
 from .unimodal import single_maximum
 
 SCORE_SIZE = 2000  # observations used to rank starting candidates
@@ -480,12 +481,35 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     theta = best[1]
     if target is full:
         theta = _round_integral_shapes(spec, theta, full, fixed_z, summary, gap_floor)
+    if objective is None:
+        theta = _canonical(spec, theta, full, fixed_z, summary, gap_floor, attempts)
     nll = full(theta)
     valid = bool(np.isfinite(nll) and np.all(np.isfinite(theta)))
     success = valid and best[2]
     message = ("converged" if success else "optimiser did not report convergence"
                if valid else "no parameters with a finite likelihood were found")
     return theta, nll, success, f"{message} ({best[4]})", best[3], attempts
+
+
+def _canonical(spec: FitSpec, theta, full, fixed_z: dict, summary, gap_floor, attempts):
+    """The member with standardised scale 1 of a family whose shapes absorb the scale
+    (see :mod:`.symmetries`): the same distribution, so the same likelihood to rounding
+    (checked), and the same point at every magnitude of the data. Polished there with
+    the scale held: on the ridge the full Hessian is singular, so the Newton polish that
+    makes other fits exact to ~1e-10 could not run, and BFGS left ~1e-6 across it."""
+    canon = canonical_scale(spec.dist, theta, fixed_z)
+    if canon is None:
+        return theta
+    before, after = full(theta), full(canon)
+    if not after <= before + 1e-10 * max(1.0, abs(before)):
+        return theta
+    held = {**fixed_z, spec.n_shapes + 1: 1.0}
+    polish = _optimize_from(spec, Candidate("canonical", canon), full, None, held, summary,
+                            gap_floor)
+    attempts.append(polish[-1])
+    if polish[0] is not None and polish[1] <= after:
+        return polish[0]
+    return canon
 
 
 def _certified_by_profile(res: tuple, profile_nll: float) -> tuple:

@@ -1,0 +1,74 @@
+"""Families whose shapes absorb a change of scale: one distribution, a line of parameters.
+
+In a few scipy families, ``(shapes, loc, scale)`` and ``(g(shapes, k), loc, scale / k)``
+are the same distribution for every ``k > 0``:
+
+* ``loguniform`` / ``reciprocal``: ``s * LogUniform(a, b) = LogUniform(s a, s b)``;
+* ``genexpon``: ``a``, ``b`` and ``c`` are rates, ``s * X`` has rates ``a/s, b/s, c/s``;
+* ``dpareto_lognorm``: ``log(s X) = log(s) + log X``, so ``u`` absorbs ``log s``.
+
+The likelihood then has a ridge of exactly equal maxima, and where an optimiser stops on
+it depends on rounding: fits of ``a*x + b`` at different magnitudes used to land on
+different, equally good points (parameters 1e4 apart, likelihoods equal to 1e-13). The
+fit reports the member with scale 1 in the standardised coordinates, which maps back to
+the user's units equivariantly (scale = the data's robust spread).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def _loguniform(shapes: tuple, scale: float) -> tuple:
+    a, b = shapes
+    return a * scale, b * scale
+
+
+def _rates(shapes: tuple, scale: float) -> tuple:
+    return tuple(v / scale for v in shapes)
+
+
+def _log_location(shapes: tuple, scale: float) -> tuple:
+    return (shapes[0] + math.log(scale), *shapes[1:])
+
+
+# name -> (the shapes at scale 1, given the shapes at ``scale``; the shapes that move)
+_ABSORBS_SCALE = {
+    "loguniform": (_loguniform, (0, 1)),
+    "reciprocal": (_loguniform, (0, 1)),
+    "genexpon": (_rates, (0, 1, 2)),
+    "dpareto_lognorm": (_log_location, (0,)),
+}
+
+
+def canonical_scale(dist, theta, fixed: dict) -> np.ndarray | None:
+    """``theta`` (standardised: shapes, loc, scale) moved along the family's ridge of
+    identical distributions to scale 1; None for other families, or where the scale or
+    a shape that moves with it is fixed (that pins the point on the ridge).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> theta = np.array([0.5, 8.0, -0.2, 1.3])            # loguniform a, b, loc, scale
+    >>> canon = canonical_scale(stats.loguniform, theta, {})
+    >>> canon.tolist()
+    [0.65, 10.4, -0.2, 1.0]
+    >>> x = np.linspace(1.0, 9.0, 5)
+    >>> bool(np.allclose(stats.loguniform.logpdf(x, *theta),
+    ...                  stats.loguniform.logpdf(x, *canon), rtol=1e-14))
+    True
+    """
+    entry = _ABSORBS_SCALE.get(getattr(dist, "name", None))
+    if entry is None or not type(dist).__module__.startswith("scipy."):
+        return None
+    absorb, moving = entry
+    out = np.array(theta, dtype=float)
+    n_shapes = out.size - 2
+    if n_shapes + 1 in fixed or any(j in fixed for j in moving):
+        return None
+    out[:n_shapes] = absorb(tuple(out[:n_shapes].tolist()), float(out[-1]))
+    out[-1] = 1.0
+    return out if np.all(np.isfinite(out)) else None
