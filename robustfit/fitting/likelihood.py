@@ -75,7 +75,8 @@ def _valid_shapes(dist, shapes: tuple) -> bool:
     # misses, and numpy's 0-d conversions doubled its cost; an _argcheck that needs
     # arrays gets them
     with np.errstate(all="ignore"):
-        for args in (shapes, [np.asarray(s) for s in shapes]):
+        for as_arrays in (False, True):
+            args = [np.asarray(s) for s in shapes] if as_arrays else shapes
             try:
                 return bool(np.all(dist._argcheck(*args)))
             except Exception:  # cannot handle this kind of value

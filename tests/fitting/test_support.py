@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from scipy import stats
 
 import robustfit
 from benchmarks.fit_cases import sample
-from robustfit.fitting.likelihood import support
+from robustfit.fitting.likelihood import support, valid_shapes
 
 
 @pytest.mark.parametrize("skew", [0.3, 1.5, -0.3, -2.0])
@@ -41,3 +42,31 @@ def test_no_success_claimed_at_a_singular_edge():
     res = robustfit.fit(stats.pearson3, sample(stats.pearson3, (-2.0,), 1000))
     assert res[0] < -2.0
     assert not res.success and "unbounded at the support's edge" in res.message
+
+
+class _ArgcheckWantsArrays(stats.rv_continuous):
+    """An exponential in c*x whose _argcheck indexes its argument (floats raise)."""
+
+    def _argcheck(self, c):
+        return c[...] > 0
+
+    def _pdf(self, x, c):
+        return c * np.exp(-c * x)
+
+
+class _ArgcheckAlwaysFails(stats.rv_continuous):
+    def _argcheck(self, c):
+        raise RuntimeError("cannot check")
+
+    def _pdf(self, x, c):
+        return c * np.exp(-c * x)
+
+
+def test_shape_check_falls_back_to_arrays_and_refuses_what_it_cannot_check():
+    wants_arrays = _ArgcheckWantsArrays(a=0.0, name="argcheck_wants_arrays")
+    assert valid_shapes(wants_arrays, (2.0,))
+    assert not valid_shapes(wants_arrays, (-2.0,))
+    assert not valid_shapes(_ArgcheckAlwaysFails(a=0.0, name="argcheck_fails"), (2.0,))
+    x = stats.expon.rvs(scale=0.5, size=400, random_state=3)
+    res = robustfit.fit(wants_arrays, x, floc=0, fscale=1)
+    assert res.success and res.params["c"] == pytest.approx(1 / x.mean(), rel=1e-4)
