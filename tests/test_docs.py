@@ -23,7 +23,7 @@ DOCTEST_MODULES = [
     "robustfit.plotting", "robustfit.fitting.fit", "robustfit.fitting.loc_profile",
     "robustfit.fitting.start_choice", "robustfit.fitting.closed_form",
     "robustfit.fitting.unimodal", "robustfit.fitting.quantiles",
-    "robustfit.fitting.symmetries",
+    "robustfit.fitting.symmetries", "robustfit.fitting.domain_ends",
 ]
 
 

@@ -13,8 +13,9 @@ from scipy import stats
 from .._validation import as_float_array
 from ..errors import InsufficientDataError, OutOfSupportError, RobustFitError
 from .data import FitData, read_fit_data
+from .domain_ends import interior_values, shapes_on_domain_end
 from .edges import EDGE_GAP, UNBOUNDED_AT_EDGE, settle_on_edge
-from .guesses import Candidate, SampleSummary, generate_candidates
+from .guesses import Candidate, SampleSummary, fit_into_support, generate_candidates
 from .likelihood import CensoredNLL, CompleteNLL, support, valid_shapes
 from .loc_profile import loc_profile_start
 from .moment_fit import moment_objective
@@ -446,6 +447,9 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
             break  # enough starts, one converged
     if best is None:
         return _no_valid_start(spec, fixed_z, attempts)
+    if objective is None and not zd.censored:
+        best = _off_domain_ends(spec, best, target, full, fixed_z, summary, gap_floor,
+                                attempts)
 
     if target is not full:
         # integral shapes (irwinhall's n) are chosen on the subsample: each integer tried
@@ -489,6 +493,39 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     message = ("converged" if success else "optimiser did not report convergence"
                if valid else "no parameters with a finite likelihood were found")
     return theta, nll, success, f"{message} ({best[4]})", best[3], attempts
+
+
+def _off_domain_ends(spec, best, target, full, fixed_z, summary, gap_floor, attempts):
+    """Where the best point has a shape on an end of its domain, profile that shape at a
+    few interior values (the other parameters re-fitted with it held) and resume from the
+    best of them if it beats the end: a boundary maximum can hide a better interior
+    one (see :mod:`.domain_ends`)."""
+    for j, end, direction in shapes_on_domain_end(spec.dist, best[1], fixed_z,
+                                                  spec.n_shapes):
+        inside = None  # (value on the target, theta)
+        for v in interior_values(spec.dist, j, end, direction):
+            held = {**fixed_z, j: v}
+            cand = np.array(best[1], dtype=float)
+            cand[j] = v
+            cand = fit_into_support(spec.dist, cand, held, summary, gap_floor)
+            if cand is None:
+                continue
+            res = _optimize_from(spec, Candidate("domain_end", cand), target, None, held,
+                                 summary, gap_floor)
+            attempts.append(res[-1])
+            if res[0] is not None and (inside is None or res[1] < inside[0]):
+                inside = (res[1], res[0])
+        if inside is None or not inside[0] < best[5] - 1e-9 * max(1.0, abs(best[5])):
+            continue  # the end is the better place
+        res = _optimize_from(spec, Candidate("domain_end", inside[1]), target, None,
+                             fixed_z, summary, gap_floor)
+        attempts.append(res[-1])
+        if res[0] is not None and res[1] < best[5]:
+            nll_full = full(res[0]) if target is not full else res[1]
+            message = (f"{res[3]}; from inside the domain of shape {j}, whose end held "
+                       f"the best start's optimum ({best[4]})")
+            best = (nll_full, res[0], res[2], "domain_end", message, res[1], res[4])
+    return best
 
 
 def _canonical(spec: FitSpec, theta, full, fixed_z: dict, summary, gap_floor, attempts):
