@@ -13,6 +13,7 @@ lognorm(floc=0) and weibull_min(floc=0), timing robustfit, scipy and one numpy p
 
 Usage: python benchmarks/fit.py [--n 1000] [--dists a,b] [--timeout 60] [--out PATH]
                                 [--fitters robustfit,scipy] [--magnitudes 0:1,5e7:3e-3]
+                                [--seed 1234]
        python benchmarks/fit.py --big [--big-n 1000000,10000000] [--timeout 600]
 """
 
@@ -38,8 +39,8 @@ import robustfit  # noqa: E402
 TOL = 1e-6  # relative slack on "NLL <= truth's"
 
 
-def _one(label, dist, shapes, n, loc, scale, which):
-    x = loc + scale * sample(dist, shapes, n)
+def _one(label, dist, shapes, n, loc, scale, which, seed=1234):
+    x = loc + scale * sample(dist, shapes, n, seed=seed)
     ref = true_nll(dist, shapes, loc, scale, x)
     t0 = time.perf_counter()
     err = None
@@ -73,7 +74,7 @@ def run_with_timeout(args, timeout):
     if p.is_alive():
         p.terminate()
         p.join()
-        label, dist, shapes, n, loc, scale, which = args
+        label, dist, shapes, n, loc, scale, which = args[:7]
         return dict(case=label, n=n, loc=loc, scale=scale, fitter=which, params=None,
                     nll=float("inf"), true_nll=None, gap=None, ok=False, time=timeout,
                     error="timeout")
@@ -236,6 +237,8 @@ def main(argv=None):
     ap.add_argument("--fitters", default="robustfit,scipy")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results",
                                                   "fit.json"))
+    ap.add_argument("--seed", type=int, default=1234,
+                    help="seed of the samples (scipy's test_cont_fit uses 1234)")
     ap.add_argument("--big", action="store_true")
     ap.add_argument("--big-n", default="1000000,10000000")
     ap.add_argument("--magnitudes", default="",
@@ -265,7 +268,8 @@ def main(argv=None):
         for n in map(int, args.n.split(",")):
             for loc, scale in magnitudes:
                 for which in args.fitters.split(","):
-                    r = run_with_timeout((label, dist, shapes, n, loc, scale, which),
+                    r = run_with_timeout((label, dist, shapes, n, loc, scale, which,
+                                          args.seed),
                                          args.timeout)
                     rows.append(r)
                     flag = "ok " if r["ok"] else "BAD"
