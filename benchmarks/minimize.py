@@ -12,7 +12,11 @@ of the paper's listed local minima), escaped exceptions, and function evaluation
 problem's ``jac`` when it has one (Nelder-Mead and Powell ignore it), else finite
 differences.
 
-Usage: python benchmarks/minimize.py [--only NAME,...] [--out PATH]
+With ``--catalogue nist``, the problems are NIST's StRD nonlinear regressions instead
+(:mod:`benchmarks.nist_problems`: certified residual sums of squares, both of NIST's
+starts), saved to ``benchmarks/results/minimize_nist.json``.
+
+Usage: python benchmarks/minimize.py [--only NAME,...] [--out PATH] [--catalogue mgh|nist]
 """
 
 from __future__ import annotations
@@ -37,6 +41,9 @@ SCIPY = ("BFGS", "L-BFGS-B", "Nelder-Mead", "Powell")
 METHODS = OURS + SCIPY
 EXPLORE = 4
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "minimize.json")
+OUT_NIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
+                        "minimize_nist.json")
+KINDS = ("smooth", "nonsmooth", "hostile", "certified")
 
 
 def _value_at(problem, x) -> float:
@@ -95,13 +102,13 @@ def summarise(rows: list[dict]) -> dict:
             "escaped_exceptions": sum(r["escaped"] is not None for r in rs),
             "nan_x": sum(r["nan_x"] for r in rs),
             "solved_by_kind": {k: sum(r["solved"] for r in rs if r["kind"] == k)
-                               for k in ("smooth", "nonsmooth", "hostile")},
+                               for k in KINDS},
         }
     scipy_any = [p for p in problems if any(by[p, m]["solved"] for m in SCIPY)]
     summary["solved_by_any_scipy"] = len(scipy_any)
     summary["kinds"] = {k: sum(by[p, "robust"]["kind"] == k for p in problems)
-                        for k in ("smooth", "nonsmooth", "hostile")}
-    bfgs_solves = [p for p in problems if by[p, "BFGS"]["kind"] == "smooth"
+                        for k in KINDS}
+    bfgs_solves = [p for p in problems if by[p, "BFGS"]["kind"] in ("smooth", "certified")
                    and by[p, "BFGS"]["solved"]]
     for ours in OURS:
         summary["methods"][ours]["scipy_solves_it_misses"] = [
@@ -118,9 +125,15 @@ def summarise(rows: list[dict]) -> dict:
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default="", help="comma-separated problem names")
-    ap.add_argument("--out", default=OUT)
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--catalogue", choices=("mgh", "nist"), default="mgh",
+                    help="mgh: the shared catalogue; nist: NIST's StRD regressions")
     args = ap.parse_args(argv)
-    probs = catalogue()
+    if args.catalogue == "nist":
+        from benchmarks.nist_problems import nist_problems
+        probs, args.out = nist_problems(), args.out or OUT_NIST
+    else:
+        probs, args.out = catalogue(), args.out or OUT
     if args.only:
         wanted = set(args.only.split(","))
         probs = [p for p in probs if p.name in wanted]

@@ -175,6 +175,11 @@ class ScaledProblem:
             g[i] = g_i
         return g
 
+    def partial(self, z: np.ndarray, f: float, i: int, h: float) -> float | None:
+        """Central difference in ``z[i]`` with the step ``h`` (one side where the other
+        is outside the bounds or a bad point)."""
+        return self._partial(z, f, i, h, "central")
+
     def _partial(self, z, f, i, h, scheme):
         def at(step):
             zi = z.copy()

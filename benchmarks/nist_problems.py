@@ -1,0 +1,125 @@
+"""NIST StRD nonlinear regression problems as minimisation problems with certified minima.
+
+Each problem of :mod:`benchmarks.nist_strd_data` is the residual sum of squares
+``f(b) = sum((y - model(x, b))**2)`` of its model, from NIST's two starting points
+("start 1" is usually the distant one); ``f*`` is NIST's certified residual sum of
+squares. A method solves it when ``f(b) <= f* (1 + 1e-6)``: relative, because certified
+minima range from 1e-8 (Lanczos3) to 1e4 (Rat43). This is the outside oracle lmfit's
+tests use; none of it was computed by this project.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from benchmarks.minimize_problems import Problem
+from benchmarks.nist_strd_data import PROBLEMS
+
+__all__ = ["MODELS", "nist_problems"]
+
+RTOL = 1e-6  # solved: f <= f* (1 + RTOL)
+
+
+def _misra1a(b, x):
+    return b[0] * (1 - np.exp(-b[1] * x))
+
+
+def _misra1b(b, x):
+    return b[0] * (1 - (1 + b[1] * x / 2) ** (-2))
+
+
+def _misra1c(b, x):
+    return b[0] * (1 - (1 + 2 * b[1] * x) ** (-0.5))
+
+
+def _misra1d(b, x):
+    return b[0] * b[1] * x / (1 + b[1] * x)
+
+
+def _danwood(b, x):
+    return b[0] * x ** b[1]
+
+
+def _rat42(b, x):
+    return b[0] / (1 + np.exp(b[1] - b[2] * x))
+
+
+def _rat43(b, x):
+    return b[0] / (1 + np.exp(b[1] - b[2] * x)) ** (1 / b[3])
+
+
+def _mgh09(b, x):
+    return b[0] * (x ** 2 + x * b[1]) / (x ** 2 + x * b[2] + b[3])
+
+
+def _mgh10(b, x):
+    return b[0] * np.exp(b[1] / (x + b[2]))
+
+
+def _eckerle4(b, x):
+    return (b[0] / b[1]) * np.exp(-0.5 * ((x - b[2]) / b[1]) ** 2)
+
+
+def _thurber(b, x):
+    num = b[0] + b[1] * x + b[2] * x ** 2 + b[3] * x ** 3
+    return num / (1 + b[4] * x + b[5] * x ** 2 + b[6] * x ** 3)
+
+
+def _mgh17(b, x):
+    return b[0] + b[1] * np.exp(-x * b[3]) + b[2] * np.exp(-x * b[4])
+
+
+def _roszman1(b, x):
+    return b[0] - b[1] * x - np.arctan(b[2] / (x - b[3])) / np.pi
+
+
+def _lanczos(b, x):
+    return b[0] * np.exp(-b[1] * x) + b[2] * np.exp(-b[3] * x) + b[4] * np.exp(-b[5] * x)
+
+
+def _chwirut(b, x):
+    return np.exp(-b[0] * x) / (b[1] + b[2] * x)
+
+
+def _bennett5(b, x):
+    return b[0] * (b[1] + x) ** (-1 / b[2])
+
+
+def _kirby2(b, x):
+    return (b[0] + b[1] * x + b[2] * x ** 2) / (1 + b[3] * x + b[4] * x ** 2)
+
+
+MODELS = {
+    "Misra1a": _misra1a, "Misra1b": _misra1b, "Misra1c": _misra1c, "Misra1d": _misra1d,
+    "DanWood": _danwood, "BoxBOD": _misra1a, "Rat42": _rat42, "Rat43": _rat43,
+    "MGH09": _mgh09, "MGH10": _mgh10, "Eckerle4": _eckerle4, "Thurber": _thurber,
+    "MGH17": _mgh17, "Roszman1": _roszman1, "Lanczos3": _lanczos, "Chwirut2": _chwirut,
+    "Bennett5": _bennett5, "Kirby2": _kirby2,
+}
+
+
+def _rss(model, x, y):
+    def f(b):
+        with np.errstate(all="ignore"):
+            r = y - model(np.asarray(b, dtype=float), x)
+        return float(r @ r)
+    return f
+
+
+def nist_problems() -> list[Problem]:
+    """Every problem with data in :mod:`benchmarks.nist_strd_data`, from both starts
+    (kind ``"certified"``; ``extra`` holds the certified parameters and NIST's level)."""
+    out = []
+    for name, data in PROBLEMS.items():
+        model = MODELS[name]
+        x = np.asarray(data["x"], dtype=float)
+        y = np.asarray(data["y"], dtype=float)
+        f = _rss(model, x, y)
+        for k in (1, 2):
+            out.append(Problem(f"{name}_start{k}", "certified", f,
+                               np.asarray(data[f"start{k}"], dtype=float), data["rss"],
+                               tol_override=RTOL * data["rss"],
+                               note=f"NIST StRD, {data['difficulty']} difficulty",
+                               extra=dict(certified=tuple(data["certified"]),
+                                          difficulty=data["difficulty"])))
+    return out
