@@ -32,6 +32,10 @@ from .stationarity import Verdict, bundle_stationarity, relative_stationarity
 
 __all__ = ["robust_minimize"]
 
+# the largest change of any scaled coordinate (x / max(1, |x0|)) per iteration in the
+# run that starts again after the first one ended on a plateau
+PLATEAU_MAX_MOVE = 1.0
+
 
 class _CallbackStop(BudgetExhausted):  # noqa: N818
     def __init__(self):
@@ -170,6 +174,9 @@ class _Run:
         self._central_cache: tuple[np.ndarray, np.ndarray] | None = None
         # coordinates along which some gradient seen so far was non-zero
         self.varied = np.zeros(self.n, dtype=bool)
+        self.plateau: list[int] = []  # coordinates of the last plateau found
+        # a plateau withholds success until a run off it has been tried (unbounded BFGS)
+        self.plateau_escape_pending = inp.lower is None and inp.method in ("auto", "bfgs")
 
     # -- stages ---------------------------------------------------------------------
     def execute(self) -> None:
@@ -209,6 +216,22 @@ class _Run:
 
     def _bfgs_stages(self, z0, f0) -> None:
         self._bfgs_attempt("bfgs", z0, f0)
+        self.plateau_escape_pending = False
+        if self.plateau and not self.verdict.passed:
+            # the first descent ran onto a plateau (a long step into a saturated region
+            # that happened to be lower than the start): the coordinates that ran off
+            # go back to their start values, the others stay, and every step is held
+            # to PLATEAU_MAX_MOVE in the scaled coordinates. If that finds nothing
+            # lower, the plateau is a minimum as far as float64 can tell (f is flat
+            # around it: a region of minima, or an infimum the model reaches by
+            # saturating), and the usual tests decide.
+            zb, _ = self._best()
+            z = zb.copy()
+            z[self.plateau] = z0[self.plateau]
+            f = self.p.value(z)
+            if np.isfinite(f):
+                self._bfgs_attempt("bfgs off the plateau, short steps", z, f,
+                                   max_move=PLATEAU_MAX_MOVE)
         for attempt in range(1, self.opts["max_restarts"] + 1):
             if self.verdict.passed:
                 return
@@ -301,7 +324,7 @@ class _Run:
             self.steps = [s * shrink for s in self.steps]  # step lengths in the new z
             self.log.add("restart", "rescaled", scale=new.tolist() if self.n <= 20 else None)
 
-    def _bfgs_attempt(self, stage: str, z, f) -> None:
+    def _bfgs_attempt(self, stage: str, z, f, max_move: float = np.inf) -> None:
         self.guard.stage = stage
         g = self.p.grad(z, f)
         if g is not None:
@@ -314,7 +337,7 @@ class _Run:
         out = guarded_bfgs(self.p.value, self.p.grad, z, f, g, converged=self._in_loop_test,
                            max_iter=self.opts["max_iter"], bundle=self.bundle, log=self.log,
                            stage=stage, on_iteration=self._on_iteration,
-                           refine=self._refine_gradient)
+                           refine=self._refine_gradient, max_move=max_move)
         self.nit += out.iterations
         if out.step_norms:
             self.steps = out.step_norms
@@ -414,7 +437,7 @@ class _Run:
                     m = relative_stationarity(zb, fb, g)
                     verdict = Verdict(m <= gtol, m, "small gradient")
                 if verdict.passed:
-                    flat = self._plateau(zb, fb, g)
+                    flat = self._plateau(zb, fb, g) if self.plateau_escape_pending else []
                     if flat:
                         return Verdict(False, m, f"plateau: f does not change with x{flat} "
                                        "near the result, though it did where the run began")
@@ -477,6 +500,7 @@ class _Run:
                 sides.append(self.p.value(zi))
             if all(v == f for v in sides):
                 flat.append(int(i))
+        self.plateau = flat
         if flat:
             self.log.add(self.guard.stage, "plateau", coordinates=flat, f=f,
                          reason="f is exactly flat in these coordinates here, not where "

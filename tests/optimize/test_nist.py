@@ -1,0 +1,33 @@
+"""robust_minimize on NIST's StRD nonlinear regressions (certified minima, both starts):
+the outside oracle of lmfit's tests. What is solved today stays solved; no success is
+claimed where the certified minimum is missed, except the two documented below."""
+
+import numpy as np
+import pytest
+
+from benchmarks.nist_problems import nist_problems
+from robustfit import robust_minimize
+
+PROBLEMS = nist_problems()
+# measured 2026-11-23 (benchmarks/results/minimize_nist.json): the misses
+NOT_SOLVED = {"Lanczos3_start1", "Lanczos3_start2", "Bennett5_start1"}
+# Lanczos3's certified RSS is 1.6e-8: the small-gradient test scales by max(1, |f|), so
+# at f ~ 1e-7 a gradient of 1e-7 passes for stationary although the parameters are far
+# from the certified ones (a method with the residuals, Levenberg-Marquardt, goes on)
+KNOWN_FALSE_SUCCESS = {"Lanczos3_start1", "Lanczos3_start2"}
+
+
+def test_catalogue_has_both_starts_of_every_problem():
+    assert len(PROBLEMS) == 36
+    assert all(p.kind == "certified" and p.fstar > 0 for p in PROBLEMS)
+
+
+@pytest.mark.parametrize("p", PROBLEMS, ids=[p.name for p in PROBLEMS])
+def test_nist_problem(p):
+    res = robust_minimize(p.fun, p.x0, rng=0)
+    f = p.fun(res.x)
+    assert res.fun == f and np.all(np.isfinite(res.x))
+    if p.name not in NOT_SOLVED:
+        assert p.solved(f), (f, p.fstar)
+    if res.success and p.name not in KNOWN_FALSE_SUCCESS:
+        assert p.solved(f), (f, p.fstar)

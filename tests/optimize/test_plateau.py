@@ -1,0 +1,48 @@
+"""A descent that runs onto a plateau (a saturated model) gets a second run off it; a
+flat region of minima and a variable f never uses still end in success."""
+
+import numpy as np
+import pytest
+
+from benchmarks.nist_problems import nist_problems
+from robustfit import robust_minimize
+
+NIST = {p.name: p for p in nist_problems()}
+
+
+@pytest.mark.parametrize("name", ["BoxBOD_start2", "Rat43_start1"])
+def test_nist_problem_whose_first_descent_saturates_is_solved(name):
+    # BoxBOD: b1*(1 - exp(-b2 x)) from (100, 0.75); the first descent sends b2 to ~90,
+    # where exp(-b2 x) underflows for every x and f no longer depends on b2 at all
+    p = NIST[name]
+    res = robust_minimize(p.fun, p.x0, rng=0)
+    assert res.success and p.solved(res.fun), (res.fun, p.fstar)
+    kinds = [(e["stage"], e["kind"]) for e in res.events]
+    assert ("bfgs", "plateau") in kinds
+    assert any(stage == "bfgs off the plateau, short steps" for stage, _ in kinds)
+    assert res.fun == pytest.approx(p.fun(res.x), rel=0, abs=0)
+
+
+def test_flat_region_of_minima_is_a_success():
+    def f(x):
+        return (x[0] - 1.0) ** 2 + max(0.0, 5.0 - x[1]) ** 2
+
+    res = robust_minimize(f, [0.0, 0.0], rng=0)
+    assert res.success and res.fun <= 1e-12 and res.x[1] >= 5.0 - 1e-6
+
+
+def test_saturated_infimum_after_the_second_run_is_a_success():
+    # f falls towards 2 as x1 grows and is exactly 2 once the logistic underflows: no
+    # point is lower, and the run off the plateau finds none, so the tests decide
+    def f(x):
+        return 2.0 + (x[0] - 1.0) ** 2 + 1.0 / (1.0 + np.exp(50.0 * x[1]))
+
+    res = robust_minimize(f, [0.0, -0.01], rng=0)
+    assert res.success and res.fun == pytest.approx(2.0, abs=1e-12)
+    assert ("bfgs", "plateau") in [(e["stage"], e["kind"]) for e in res.events]
+
+
+def test_a_variable_f_never_uses_is_not_a_plateau():
+    res = robust_minimize(lambda x: (x[0] - 1.0) ** 2, [0.0, 3.0], rng=0)
+    assert res.success and res.x[1] == 3.0
+    assert "plateau" not in [e["kind"] for e in res.events]
