@@ -20,6 +20,7 @@ computed is added to the :class:`Bundle` that the termination test reads.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -169,11 +170,12 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
         y = ls.g - g
         f_prev = f
         z, f, g = z + s, ls.f, ls.g
-        out.step_norms.append(float(np.linalg.norm(s)))
+        s_norm = math.sqrt(float(s @ s))
+        out.step_norms.append(s_norm)
         if on_iteration is not None:
             on_iteration(z, f, g)
         sy = float(s @ y)
-        if sy > CURVATURE_EPS * np.linalg.norm(s) * np.linalg.norm(y):
+        if sy > CURVATURE_EPS * s_norm * math.sqrt(float(y @ y)):
             if not scaled:
                 gamma = sy / float(y @ y)
                 H = gamma * np.eye(n)
@@ -184,7 +186,7 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
             out.curvature_skips += 1
             skips_in_row += 1
             log.add(stage, "curvature_skip", iteration=k, sy=sy,
-                    bound=float(CURVATURE_EPS * np.linalg.norm(s) * np.linalg.norm(y)))
+                    bound=float(CURVATURE_EPS * s_norm * math.sqrt(float(y @ y))))
             if skips_in_row >= 2:
                 H = reset()
                 log.add(stage, "hessian_reset", iteration=k, reason="repeated curvature skips")

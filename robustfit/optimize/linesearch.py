@@ -13,6 +13,7 @@ saves evaluations on smooth functions without losing the geometric shrinkage.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -41,7 +42,7 @@ class LineSearchResult:
 def _next_trial(lo, f_lo, slope_lo, hi, f_hi):
     width = hi - lo
     t = 0.5 * (lo + hi)
-    if np.isfinite(f_hi):
+    if math.isfinite(f_hi):
         curv = f_hi - f_lo - slope_lo * width
         if curv > 0:
             t = lo - slope_lo * width * width / (2.0 * curv)
@@ -90,12 +91,13 @@ def weak_wolfe_search(value: Callable[[np.ndarray], float],
     slope0 = float(g0 @ d)
     lo, f_lo, slope_lo, g_lo = 0.0, f0, slope0, None
     hi, f_hi = np.inf, np.inf
-    t_cap = max_move / float(np.max(np.abs(d))) if np.isfinite(max_move) else np.inf
+    d_max = float(np.max(np.abs(d)))
+    t_cap = max_move / d_max if math.isfinite(max_move) else math.inf
     t = min(t0, t_cap)
     for trial in range(1, max_trials + 1):
         zt = z + t * d
         ft = value(zt)
-        if not np.isfinite(ft) or ft > f0 + c1 * t * slope0:
+        if not math.isfinite(ft) or ft > f0 + c1 * t * slope0:
             hi, f_hi = t, ft
         else:
             gt = grad(zt, ft)
@@ -107,7 +109,7 @@ def weak_wolfe_search(value: Callable[[np.ndarray], float],
                 lo, f_lo, slope_lo, g_lo = t, ft, float(gt @ d), gt
             else:
                 return LineSearchResult(t, ft, gt, True, "weak Wolfe conditions hold", trial)
-        if np.isfinite(hi):
+        if math.isfinite(hi):
             if hi - lo <= 1e-15 * max(1.0, hi):
                 return LineSearchResult(lo, f_lo, g_lo, False, "bracket collapsed", trial)
             if -slope0 * hi <= rel_noise * max(1.0, abs(f0)):
@@ -116,7 +118,7 @@ def weak_wolfe_search(value: Callable[[np.ndarray], float],
             t = _next_trial(lo, f_lo, slope_lo, hi, f_hi)
         else:
             t = min(2.0 * t, t_cap)
-            if not np.isfinite(t * np.max(np.abs(d))):
+            if not math.isfinite(t * d_max):
                 return LineSearchResult(lo, f_lo, g_lo, False, "function unbounded below?",
                                         trial)
     return LineSearchResult(lo, f_lo, g_lo, False, "too many trials", max_trials)
