@@ -494,9 +494,7 @@ class _Run:
             sides = []
             for sign in (1.0, -1.0):
                 zi = z.copy()
-                zi[i] += sign * step
-                if self.bounded:
-                    zi[i] = min(max(zi[i], self.p.lower[i]), self.p.upper[i])
+                zi[i] += sign * step  # unbounded runs only (plateau_escape_pending)
                 sides.append(self.p.value(zi))
             if all(v == f for v in sides):
                 flat.append(int(i))
