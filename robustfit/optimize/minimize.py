@@ -483,14 +483,18 @@ class _Run:
 
     def _plateau(self, z, f, g) -> list[int]:
         """Coordinates in which ``z`` sits on a plateau: ``f`` is exactly the same a
-        thousandth of the coordinate's size away on both sides (and the gradient is
-        exactly zero), although a gradient seen earlier in the run was not zero there.
+        thousandth of the coordinate's size away on both sides (and the gradient says
+        as much), although a gradient seen earlier in the run was not zero there.
         A saturated model -- ``exp(-b x)`` underflowing once ``b`` ran off to 90 in
         NIST's BoxBOD -- passes the small-gradient test there at no minimum; a variable
         ``f`` never depended on is not a plateau."""
         flat = []
-        for i in np.flatnonzero((g == 0) & self.varied):
-            step = 1e-3 * max(abs(float(z[i])), float(self.p.typical[i]))
+        steps = 1e-3 * np.maximum(np.abs(z), self.p.typical)
+        # the slope promises no change of f a step away (exactly zero with finite
+        # differences; 1e-38 from an analytic gradient of an underflowing exponential)
+        quiet = np.abs(g) * steps <= 1e-16 * max(1.0, abs(f))
+        for i in np.flatnonzero(quiet & self.varied):
+            step = float(steps[i])
             sides = []
             for sign in (1.0, -1.0):
                 zi = z.copy()

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from benchmarks.nist_problems import nist_problems
+from benchmarks.nist_strd_data import PROBLEMS
 from robustfit import robust_minimize
 
 NIST = {p.name: p for p in nist_problems()}
@@ -46,3 +47,19 @@ def test_a_variable_f_never_uses_is_not_a_plateau():
     res = robust_minimize(lambda x: (x[0] - 1.0) ** 2, [0.0, 3.0], rng=0)
     assert res.success and res.x[1] == 3.0
     assert "plateau" not in [e["kind"] for e in res.events]
+
+
+def test_plateau_is_found_with_an_analytic_gradient_too():
+    # the analytic gradient of an underflowing exponential is ~1e-38, not exactly 0
+    p = NIST["BoxBOD_start2"]
+    x = np.asarray(PROBLEMS["BoxBOD"]["x"])
+    y = np.asarray(PROBLEMS["BoxBOD"]["y"])
+
+    def jac(b):
+        e = np.exp(-b[1] * x)
+        r = y - b[0] * (1 - e)
+        return np.array([-2 * np.sum(r * (1 - e)), -2 * np.sum(r * b[0] * x * e)])
+
+    res = robust_minimize(p.fun, p.x0, jac=jac, rng=0)
+    assert res.success and p.solved(res.fun), (res.fun, p.fstar)
+    assert "plateau" in [e["kind"] for e in res.events]
