@@ -151,6 +151,13 @@ def _chi2(x, fixed):
     return None if theta is None else [2.0 * theta[0], theta[1], theta[2] / 2.0]
 
 
+def _gaps(x: np.ndarray, loc: float) -> np.ndarray | None:
+    """``x - loc``, or None where an observation is not strictly beyond ``loc`` (a loc
+    inside the data: the profile over loc asks at any loc on its grid)."""
+    y = x - loc
+    return None if np.any(y <= 0) else y
+
+
 @_register("invgamma")
 def _invgamma(x, fixed):
     """X - loc ~ invgamma(a, scale=s) exactly when 1/(X - loc) ~ gamma(a, scale=1/s); the
@@ -158,8 +165,8 @@ def _invgamma(x, fixed):
     a, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
     if loc is None:
         return None
-    y = x - loc
-    if np.any(y <= 0):
+    y = _gaps(x, loc)
+    if y is None:
         return None
     as_gamma = {1: 0.0}
     if a is not None:
@@ -208,8 +215,8 @@ def _weibull_min(x, fixed):
     c, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
     if loc is None:
         return None
-    y = x - loc
-    if np.any(y <= 0):
+    y = _gaps(x, loc)
+    if y is None:
         return None
     logy = np.log(y)
     if c is None:

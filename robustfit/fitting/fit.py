@@ -6,6 +6,7 @@ import math
 import time
 import warnings
 from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
 from scipy import stats
@@ -62,6 +63,38 @@ PROFILE_AGREE = 1e-11
 # where the density is singular at the edge and the data resolve it (arcsine at 5e7)
 GAP_ULPS = 2.0
 SUFFICIENT_SIZE = 100_000  # from this size, fits that follow from a few sums skip the rest
+
+
+
+class _Local(NamedTuple):
+    """What one local optimisation from a start (:func:`_optimize_from`) ended with."""
+
+    theta: np.ndarray | None  # standardised parameters (None: the start was infeasible)
+    value: float  # on the likelihood (or moment objective) optimised
+    success: bool
+    message: str
+    hess_inv: np.ndarray | None
+    abandoned: bool  # a racer that stopped: it cannot beat the best so far
+    attempt: Attempt
+
+
+class _Best(NamedTuple):
+    """The best local optimum so far."""
+
+    nll: float  # on all the data
+    theta: np.ndarray  # standardised parameters
+    success: bool  # its optimiser's convergence test passed
+    start: str  # the start strategy that led to it
+    message: str
+    value: float  # on the likelihood optimised (all the data or a subsample)
+    hess_inv: np.ndarray | None  # inverse Hessian estimate in the optimiser's coordinates
+
+    @classmethod
+    def of(cls, res: _Local, nll: float, start: str, message: str | None = None,
+           success: bool | None = None) -> _Best:
+        """The optimum a local optimisation ``res`` ended at, with its NLL on all data."""
+        return cls(nll, res.theta, res.success if success is None else success, start,
+                   res.message if message is None else message, res.value, res.hess_inv)
 
 
 def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitResult:
@@ -384,7 +417,7 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     else:
         objective = None
 
-    best = None  # (nll, theta, success, start, message)
+    best: _Best | None = None
     exact = [c for v, c in scored if c.exact and np.isfinite(v)]
     if exact and objective is None and not zd.censored:
         cand = exact[0]
@@ -416,8 +449,8 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     first_seconds, first_nfev, first_maxfev = None, 0, 0
     for k, cand in enumerate(chosen):
         race = deadline = None
-        if best is not None and best[2] and objective is None:
-            race = (best[5] + max(RACE_MARGIN, 1e-3 * abs(best[5])), best[5],
+        if best is not None and best.success and objective is None:
+            race = (best.value + max(RACE_MARGIN, 1e-3 * abs(best.value)), best.value,
                     int(RACE_EVAL_SHARE * first_nfev), True)
             deadline = _race_deadline(first_seconds)
         elif best is not None and objective is None and (
@@ -426,24 +459,24 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
             # rises towards a limit of the family -- the profile over loc may have said
             # so already -- or a kink): a later one continues past
             # UNCONVERGED_RACE_SHARE of its evaluations only while below its value
-            race = (best[5], best[5], int(UNCONVERGED_RACE_SHARE * first_nfev), False)
+            race = (best.value, best.value, int(UNCONVERGED_RACE_SHARE * first_nfev), False)
             deadline = _race_deadline(first_seconds)
         started = time.monotonic()
         res = _optimize_from(spec, cand, target, objective, fixed_z, summary, gap_floor,
-                             race=race, hess_inv0=None if race is None else best[6],
+                             race=race, hess_inv0=None if race is None else best.hess_inv,
                              deadline=deadline, maxfev=PROFILE_POLISH_EVALS * (
                                  len(spec.free) + 1) if cand is trusted else None)
         if cand is trusted:
             res = _certified_by_profile(res, profile.nll)
         if first_seconds is None:
-            first_seconds, first_nfev = time.monotonic() - started, res[-1].nfev
+            first_seconds, first_nfev = time.monotonic() - started, res.attempt.nfev
             first_maxfev = EVALS_PER_PARAMETER * (len(spec.free) + 1)
-        attempts.append(res[-1])
-        if res[0] is not None and not res[5]:  # an abandoned racer keeps the rival
-            nll_full = full(res[0]) if target is not full else res[1]
+        attempts.append(res.attempt)
+        if res.theta is not None and not res.abandoned:  # an abandoned racer keeps the rival
+            nll_full = full(res.theta) if target is not full else res.value
             if best is None or _better(objective, res, nll_full, best):
-                best = (nll_full, res[0], res[2], cand.start, res[3], res[1], res[4])
-        if best is not None and best[2] and k + 1 >= min_starts:
+                best = _Best.of(res, nll_full, cand.start)
+        if best is not None and best.success and k + 1 >= min_starts:
             break  # enough starts, one converged
     if best is None:
         return _no_valid_start(spec, fixed_z, attempts)
@@ -454,45 +487,46 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     if target is not full:
         # integral shapes (irwinhall's n) are chosen on the subsample: each integer tried
         # is a re-fit, and the polish below keeps the shape at the integer found
-        theta = _round_integral_shapes(spec, best[1], target, fixed_z, summary, gap_floor)
-        if not np.array_equal(theta, best[1]):
-            best = (full(theta), theta, best[2], best[3], best[4], target(theta), None)
+        theta = _round_integral_shapes(spec, best.theta, target, fixed_z, summary, gap_floor)
+        if not np.array_equal(theta, best.theta):
+            best = best._replace(nll=full(theta), theta=theta, value=target(theta),
+                                 hess_inv=None)
 
     if target is not full or (objective is None and _support_kind_varies(dist, spec,
                                                                          fixed_z)):
         # polish on the full data; where the kind of support changes with the shapes
         # (genextreme, genpareto, ...), from a free location that can cross between kinds
-        cand = Candidate(best[3], best[1])
+        cand = Candidate(best.start, best.theta)
         polish = _optimize_from(spec, cand, full, objective, fixed_z, summary, gap_floor,
                                 bounded=target is not full,
-                                hess_inv0=best[6] if target is not full else None)
-        attempts.append(polish[-1])
-        if polish[0] is not None and (polish[1] < best[5] if objective is not None
-                                      else polish[1] <= best[0]):
-            nll_full = full(polish[0])
-            success, message = polish[2] or best[2], polish[3]
-            if UNBOUNDED_AT_EDGE in best[4]:
+                                hess_inv0=best.hess_inv if target is not full else None)
+        attempts.append(polish.attempt)
+        if polish.theta is not None and (polish.value < best.value if objective is not None
+                                      else polish.value <= best.nll):
+            nll_full = full(polish.theta)
+            success, message = polish.success or best.success, polish.message
+            if UNBOUNDED_AT_EDGE in best.message:
                 # a polish next to a singular edge converges to where float64 lets the
                 # edge come, not to a maximum: there is none
-                success, message = False, f"{best[4]}; polish: {polish[3]}"
-            best = (nll_full, polish[0], success, best[3], message, polish[1], polish[4])
+                success, message = False, f"{best.message}; polish: {polish.message}"
+            best = _Best.of(polish, nll_full, best.start, message, success)
 
     if objective is None and spec.loc_index not in fixed_z and _vanishes_at_centre(
-            dist, best[1][:spec.n_shapes]):
+            dist, best.theta[:spec.n_shapes]):
         best = _scan_location(spec, best, target, full, fixed_z, summary, gap_floor,
                               attempts, first_seconds)
 
-    theta = best[1]
+    theta = best.theta
     if target is full:
         theta = _round_integral_shapes(spec, theta, full, fixed_z, summary, gap_floor)
     if objective is None:
         theta = _canonical(spec, theta, full, fixed_z, summary, gap_floor, attempts)
     nll = full(theta)
     valid = bool(np.isfinite(nll) and np.all(np.isfinite(theta)))
-    success = valid and best[2]
+    success = valid and best.success
     message = ("converged" if success else "optimiser did not report convergence"
                if valid else "no parameters with a finite likelihood were found")
-    return theta, nll, success, f"{message} ({best[4]})", best[3], attempts
+    return theta, nll, success, f"{message} ({best.message})", best.start, attempts
 
 
 def _off_domain_ends(spec, best, target, full, fixed_z, summary, gap_floor, attempts):
@@ -500,31 +534,31 @@ def _off_domain_ends(spec, best, target, full, fixed_z, summary, gap_floor, atte
     few interior values (the other parameters re-fitted with it held) and resume from the
     best of them if it beats the end: a boundary maximum can hide a better interior
     one (see :mod:`.domain_ends`)."""
-    for j, end, direction in shapes_on_domain_end(spec.dist, best[1], fixed_z,
+    for j, end, direction in shapes_on_domain_end(spec.dist, best.theta, fixed_z,
                                                   spec.n_shapes):
         inside = None  # (value on the target, theta)
         for v in interior_values(spec.dist, j, end, direction):
             held = {**fixed_z, j: v}
-            cand = np.array(best[1], dtype=float)
+            cand = np.array(best.theta, dtype=float)
             cand[j] = v
             cand = fit_into_support(spec.dist, cand, held, summary, gap_floor)
             if cand is None:
                 continue
             res = _optimize_from(spec, Candidate("domain_end", cand), target, None, held,
                                  summary, gap_floor)
-            attempts.append(res[-1])
-            if res[0] is not None and (inside is None or res[1] < inside[0]):
-                inside = (res[1], res[0])
-        if inside is None or not inside[0] < best[5] - 1e-9 * max(1.0, abs(best[5])):
+            attempts.append(res.attempt)
+            if res.theta is not None and (inside is None or res.value < inside[0]):
+                inside = (res.value, res.theta)
+        if inside is None or not inside[0] < best.value - 1e-9 * max(1.0, abs(best.value)):
             continue  # the end is the better place
         res = _optimize_from(spec, Candidate("domain_end", inside[1]), target, None,
                              fixed_z, summary, gap_floor)
-        attempts.append(res[-1])
-        if res[0] is not None and res[1] < best[5]:
-            nll_full = full(res[0]) if target is not full else res[1]
-            message = (f"{res[3]}; from inside the domain of shape {j}, whose end held "
-                       f"the best start's optimum ({best[4]})")
-            best = (nll_full, res[0], res[2], "domain_end", message, res[1], res[4])
+        attempts.append(res.attempt)
+        if res.theta is not None and res.value < best.value:
+            nll_full = full(res.theta) if target is not full else res.value
+            message = (f"{res.message}; from inside the domain of shape {j}, whose end held "
+                       f"the best start's optimum ({best.message})")
+            best = _Best.of(res, nll_full, "domain_end", message)
     return best
 
 
@@ -543,26 +577,25 @@ def _canonical(spec: FitSpec, theta, full, fixed_z: dict, summary, gap_floor, at
     held = {**fixed_z, spec.n_shapes + 1: 1.0}
     polish = _optimize_from(spec, Candidate("canonical", canon), full, None, held, summary,
                             gap_floor)
-    attempts.append(polish[-1])
-    if polish[0] is not None and polish[1] <= after:
-        return polish[0]
+    attempts.append(polish.attempt)
+    if polish.theta is not None and polish.value <= after:
+        return polish.theta
     return canon
 
 
-def _certified_by_profile(res: tuple, profile_nll: float) -> tuple:
+def _certified_by_profile(res: _Local, profile_nll: float) -> _Local:
     """A local polish from the profile's interior maximum that finds nothing better
     (beyond rounding) confirms it: the point maximises the likelihood over loc, and the
     rest exactly at that loc, so it is a stationary point however ill-conditioned the
     joint coordinates are (lognorm with s ~ 0.01, invgamma with a ~ 1e4)."""
-    theta, value, success, message, hess_inv, abandoned, attempt = res
-    if success or theta is None or abandoned:
+    if res.success or res.theta is None or res.abandoned:
         return res
-    if not value >= profile_nll - PROFILE_AGREE * max(1.0, abs(profile_nll)):
+    if not res.value >= profile_nll - PROFILE_AGREE * max(1.0, abs(profile_nll)):
         return res  # the polish improved on the profile: it was not the optimum
     message = (f"maximum of the profile likelihood over loc (exact MLE of the rest at "
-               f"each loc); the local polish found no better point ({message})")
-    return (theta, value, True, message, hess_inv, abandoned,
-            replace(attempt, success=True, message=message))
+               f"each loc); the local polish found no better point ({res.message})")
+    return res._replace(success=True, message=message,
+                        attempt=replace(res.attempt, success=True, message=message))
 
 
 def _race_deadline(first_seconds: float | None) -> float | None:
@@ -594,17 +627,17 @@ def _scan_location(spec, best, target, full, fixed_z, summary, gap_floor, attemp
     """Starts with ``loc`` shifted by fractions of the scale, each racing the best: the
     way out of the local maxima of a likelihood that is multimodal in ``loc``."""
     for shift in LOCATION_SHIFTS:
-        theta = np.array(best[1], dtype=float)
+        theta = np.array(best.theta, dtype=float)
         theta[spec.loc_index] += shift * theta[spec.scale_index]
-        race = (best[5] + max(RACE_MARGIN, 1e-3 * abs(best[5])), best[5], 0, True)
+        race = (best.value + max(RACE_MARGIN, 1e-3 * abs(best.value)), best.value, 0, True)
         res = _optimize_from(spec, Candidate("location_scan", theta), target, None, fixed_z,
-                             summary, gap_floor, race=race, hess_inv0=best[6],
+                             summary, gap_floor, race=race, hess_inv0=best.hess_inv,
                              deadline=_race_deadline(first_seconds))
-        attempts.append(res[-1])
-        if res[0] is not None and res[2]:
-            nll_full = full(res[0]) if target is not full else res[1]
-            if nll_full < best[0]:
-                best = (nll_full, res[0], res[2], best[3], res[3], res[1], res[4])
+        attempts.append(res.attempt)
+        if res.theta is not None and res.success:
+            nll_full = full(res.theta) if target is not full else res.value
+            if nll_full < best.nll:
+                best = _Best.of(res, nll_full, best.start)
     return best
 
 
@@ -624,8 +657,8 @@ def _support_kind_varies(dist, spec: FitSpec, fixed_z: dict) -> bool:
 
 def _better(objective, res, nll_full, best) -> bool:
     if objective is None:
-        return nll_full < best[0]
-    return res[1] < best[5]
+        return nll_full < best.nll
+    return res.value < best.value
 
 
 def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_floor,
@@ -649,9 +682,9 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
     t0 = par.to_t(cand.theta)
     stage = "optimize" if bounded else "polish"
     if t0 is None:
-        return None, np.inf, False, "start outside the parameterisation", None, False, Attempt(
-            cand.start, stage, tuple(cand.theta), tuple(cand.theta), np.inf, False,
-            "start violates the support", 0)
+        return _Local(None, np.inf, False, "start outside the parameterisation", None, False,
+                      Attempt(cand.start, stage, tuple(cand.theta), tuple(cand.theta),
+                              np.inf, False, "start violates the support", 0))
     scale = max(nll.n, 1)
 
     if objective is None:
@@ -694,7 +727,7 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
     attempt = Attempt(cand.start, stage, tuple(cand.theta), tuple(theta) if theta is not
                       None else tuple(cand.theta), float(value), res.success, res.message,
                       res.nfev, tuple(res.warnings))
-    return theta, value, res.success, res.message, res.hess_inv, res.abandoned, attempt
+    return _Local(theta, value, res.success, res.message, res.hess_inv, res.abandoned, attempt)
 
 
 def _integer_only(dist, j: int, shapes) -> bool:
@@ -731,8 +764,8 @@ def _round_integral_shapes(spec, theta, nll, fixed_z, summary, gap_floor):
             if len(held) < len(cand):  # something left to re-fit
                 res = _optimize_from(spec, Candidate("integer", cand), nll, None, held,
                                      summary, gap_floor)
-                if res[0] is not None:
-                    options.append((nll(res[0]), res[0]))
+                if res.theta is not None:
+                    options.append((nll(res.theta), res.theta))
             return min(options, key=lambda p: p[0])
 
         v0 = best[j]
