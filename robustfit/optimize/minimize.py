@@ -23,6 +23,7 @@ from .events import EventLog
 from .fallbacks import run_scipy_stage
 from .gradients import gradient_source
 from .inputs import check_inputs
+from .newton import newton_decrement_test
 from .objective import BudgetExhausted, GuardedObjective
 from .problem import CENTRAL_STEP, ScaledProblem
 from .restarts import restart_point
@@ -175,8 +176,9 @@ class _Run:
         # coordinates along which some gradient seen so far was non-zero
         self.varied = np.zeros(self.n, dtype=bool)
         self.plateau: list[int] = []  # coordinates of the last plateau found
-        # a plateau withholds success until a run off it has been tried (unbounded BFGS)
-        self.plateau_escape_pending = inp.lower is None and inp.method in ("auto", "bfgs")
+        # a plateau withholds success until a run off it has been tried (unbounded BFGS;
+        # the first run, and the exploring ones, which start far from the best point)
+        self.check_plateaus = inp.lower is None and inp.method in ("auto", "bfgs")
 
     # -- stages ---------------------------------------------------------------------
     def execute(self) -> None:
@@ -216,7 +218,7 @@ class _Run:
 
     def _bfgs_stages(self, z0, f0) -> None:
         self._bfgs_attempt("bfgs", z0, f0)
-        self.plateau_escape_pending = False
+        self.check_plateaus = False
         if self.plateau and not self.verdict.passed:
             # the first descent ran onto a plateau (a long step into a saturated region
             # that happened to be lower than the start): the coordinates that ran off
@@ -265,6 +267,16 @@ class _Run:
         crossed. Each run keeps what it finds only if it is better; running out of
         budget here leaves the verdict on the best point as it was."""
         bounds = list(zip(self.p.lower, self.p.upper, strict=True)) if self.bounded else None
+        # a far start can run a saturating term onto a plateau (Osborne 1 from 10 x0: a
+        # decay rate at 7, its exponential zero at all but one observation): a plateau
+        # an exploring run ends on is not certified
+        self.check_plateaus = not self.bounded
+        try:
+            self._explore_runs(z0, bounds)
+        finally:
+            self.check_plateaus = False
+
+    def _explore_runs(self, z0, bounds) -> None:
         for k in range(1, self.opts["explore"] + 1):
             zb, fb = self._best()
             verdict = self.verdict
@@ -437,12 +449,16 @@ class _Run:
                     m = relative_stationarity(zb, fb, g)
                     verdict = Verdict(m <= gtol, m, "small gradient")
                 if verdict.passed:
-                    flat = self._plateau(zb, fb, g) if self.plateau_escape_pending else []
-                    if flat:
-                        return Verdict(False, m, f"plateau: f does not change with x{flat} "
-                                       "near the result, though it did where the run began")
-                if verdict.passed or self.bounded:
+                    return self._unless_plateau(zb, fb, g, verdict)
+                if self.bounded:
                     return verdict
+                check = newton_decrement_test(self.p, zb, fb, g, gtol)
+                if check is not None:
+                    if check.passed:  # (a Newton point lower by less than the tolerance
+                        # is the best point now, and as close to the minimum)
+                        return Verdict(True, check.measure, "Newton decrement")
+                    if check.improved:
+                        continue  # the Newton point is lower: test that one instead
             items = sample_gradients(self.p, zb, 1e-7, min(6 * self.n + 6, 60), self.rng)
             if self.guard.best_f < fb:
                 continue  # sampling found a better point: test that one instead
@@ -460,7 +476,18 @@ class _Run:
                     items.append((zb, fb, g_here))
             m = bundle_stationarity(zb, fb, items, np.inf)
             name = "shortest convex combination of gradients sampled nearby"
-            return Verdict(m <= gtol, min(m, verdict.measure) if m > gtol else m, name)
+            if m <= gtol:
+                return self._unless_plateau(zb, fb, g, Verdict(True, m, name))
+            return Verdict(False, min(m, verdict.measure), name)
+        return verdict
+
+    def _unless_plateau(self, z, f, g, verdict: Verdict) -> Verdict:
+        """``verdict`` (a pass), or a failure where ``z`` is on a plateau (checked while
+        :attr:`check_plateaus`)."""
+        flat = self._plateau(z, f, g) if self.check_plateaus and g is not None else []
+        if flat:
+            return Verdict(False, verdict.measure, f"plateau: f does not change with "
+                           f"x{flat} near the result, though it did where the run began")
         return verdict
 
     def _shrunken_coordinates(self, z, f, g) -> np.ndarray:
@@ -498,7 +525,7 @@ class _Run:
             sides = []
             for sign in (1.0, -1.0):
                 zi = z.copy()
-                zi[i] += sign * step  # unbounded runs only (plateau_escape_pending)
+                zi[i] += sign * step  # unbounded runs only (check_plateaus)
                 sides.append(self.p.value(zi))
             if all(v == f for v in sides):
                 flat.append(int(i))
