@@ -4,7 +4,8 @@ Stages, each recorded in ``events``: guarded BFGS from ``x0``; restarts from the
 perturbed best point with a fresh Hessian (and central differences, or finite
 differences instead of a gradient that failed its check); a Nelder-Mead polish followed
 by one more BFGS run. With bounds, scipy's L-BFGS-B takes the place of BFGS and Powell
-that of Nelder-Mead. After every stage the stopping tests of :mod:`.stationarity` are
+that of Nelder-Mead. After every stage the stopping tests of :mod:`.stationarity` (and
+the Newton-decrement test of :mod:`.newton`) are
 applied to the best point seen, and the run ends as soon as one passes.
 """
 
@@ -88,7 +89,9 @@ def robust_minimize(fun: Callable, x0, args: tuple = (), jac=None, bounds=None, 
         ``x`` (the best point evaluated), ``fun`` (``f(x)``), ``success`` (True only when
         a stated test passed: small relative gradient
         :math:`\max_i |g_i| \max(1,|x_i|/s_i) / \max(1,|f|) \le` gtol, a short convex
-        combination of gradients sampled near ``x``), ``status``,
+        combination of gradients sampled near ``x``, or a Newton decrement
+        :math:`g^T H^{-1} g / 2 \le 0.1\,\mathrm{gtol}\,|f|` with a positive definite
+        finite-difference Hessian), ``status``,
         ``message``, ``nfev``, ``njev``, ``nit``, ``restarts``, ``events`` (list of dicts,
         each with ``stage`` and ``kind``), ``best_history`` (``(nfev, f)`` at each
         improvement), ``jac``, ``stationarity``.
