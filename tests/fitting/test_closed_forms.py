@@ -213,3 +213,50 @@ def test_fixed_loc_and_scale_with_free_shapes_that_set_the_support(name):
     ref = dist.fit(x, floc=0, fscale=1)  # the MLE: a = min(x), b = max(x)
     np.testing.assert_allclose(ours[:2], ref[:2], rtol=1e-9)
     assert_not_worse(ours, dist, ref, x)
+
+
+def _laplace_asymmetric_profile(x, m):
+    """kappa and scale at a fixed loc ``m``, maximised by a generic optimiser."""
+    from scipy import optimize
+
+    def f(p):
+        return nll(stats.laplace_asymmetric, (np.exp(p[0]), m, np.exp(p[1])), x)
+
+    res = optimize.minimize(f, [0.0, 0.0], method="Nelder-Mead",
+                            options=dict(xatol=1e-11, fatol=1e-12, maxiter=4000))
+    return res.fun
+
+
+@pytest.mark.parametrize("kappa", [0.5, 1.0, 2.3])
+def test_laplace_asymmetric_is_the_global_maximum(kappa):
+    # every observation tried as loc, kappa and scale optimised numerically at each:
+    # the closed form's NLL is the lowest, at the same observation
+    x = draw(stats.laplace_asymmetric, (kappa,), 1.0, 2.0)[:200]
+    ours = robustfit.fit(stats.laplace_asymmetric, x)
+    assert ours.start == "closed_form"
+    inner = np.sort(x)[1:-1]
+    profile = [_laplace_asymmetric_profile(x, m) for m in inner[::7]]
+    assert ours.nll <= min(profile) + 1e-9 * abs(ours.nll)
+    assert ours.nll <= nll(stats.laplace_asymmetric, stats.laplace_asymmetric.fit(x), x)
+    # loc is an observation (up to the rounding of the standardisation)
+    assert np.min(np.abs(x - ours[1])) <= 1e-13 * np.max(np.abs(x))
+    # the scores in kappa and scale vanish at the returned loc
+    np.testing.assert_allclose(ours.nll, _laplace_asymmetric_profile(x, ours[1]),
+                               rtol=1e-10)
+
+
+def test_laplace_asymmetric_fixed_loc_formula():
+    x = draw(stats.laplace_asymmetric, (1.7,), 1.0, 2.0)
+    kappa, loc, scale = robustfit.fit(stats.laplace_asymmetric, x, floc=1.0)
+    upper, lower = np.sum(np.maximum(x - 1, 0)), np.sum(np.maximum(1 - x, 0))
+    np.testing.assert_allclose(kappa, (lower / upper) ** 0.25, rtol=1e-12)
+    np.testing.assert_allclose(scale, (kappa * upper + lower / kappa) / x.size, rtol=1e-12)
+    assert loc == 1.0
+
+
+def test_laplace_asymmetric_is_equivariant():
+    x = draw(stats.laplace_asymmetric, (0.8,), 0.0, 1.0)
+    unit = robustfit.fit(stats.laplace_asymmetric, x)
+    big = robustfit.fit(stats.laplace_asymmetric, 1e6 + 1e4 * x)
+    np.testing.assert_allclose(big, [unit[0], 1e6 + 1e4 * unit[1], 1e4 * unit[2]],
+                               rtol=1e-12)
