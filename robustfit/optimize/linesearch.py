@@ -92,6 +92,7 @@ def weak_wolfe_search(value: Callable[[np.ndarray], float],
     lo, f_lo, slope_lo, g_lo = 0.0, f0, slope0, None
     hi, f_hi = np.inf, np.inf
     d_max = float(np.max(np.abs(d)))
+    z_max = float(np.max(np.abs(z)))
     t_cap = max_move / d_max if math.isfinite(max_move) else math.inf
     t = min(t0, t_cap)
     for trial in range(1, max_trials + 1):
@@ -110,7 +111,12 @@ def weak_wolfe_search(value: Callable[[np.ndarray], float],
             else:
                 return LineSearchResult(t, ft, gt, True, "weak Wolfe conditions hold", trial)
         if math.isfinite(hi):
-            if hi - lo <= 1e-15 * max(1.0, hi):
+            # collapsed: the bracket is below rounding both in t and in the points it
+            # spans (with a gradient of 1e25 -- Meyer's function far from its valley --
+            # the first trial step is 1e-25, and a test on t alone ended every search
+            # there at its first trial)
+            if (hi - lo <= 1e-15 * max(1.0, hi)
+                    and (hi - lo) * d_max <= 1e-15 * max(1.0, z_max)):
                 return LineSearchResult(lo, f_lo, g_lo, False, "bracket collapsed", trial)
             if -slope0 * hi <= rel_noise * max(1.0, abs(f0)):
                 return LineSearchResult(lo, f_lo, g_lo, False, "the decrease the slope "

@@ -33,6 +33,21 @@ def test_line_search_treats_nan_as_too_long():
     assert r.ok and np.isfinite(r.f) and r.f < 16
 
 
+def test_line_search_shrinks_below_tiny_first_steps_with_huge_gradients():
+    # gradient 2e23: the first trial (a unit move, t = 5e-24) overshoots; the bracket
+    # is then tiny in t but a whole unit in z, and the search must go on shrinking it
+    def f(z):
+        return float(1e25 * (z[0] - 0.99) ** 2)
+
+    def g(z, fz):
+        return np.array([2e25 * (z[0] - 0.99)])
+
+    z = np.array([1.0])
+    g0 = g(z, None)
+    r = weak_wolfe_search(f, g, z, f(z), g0, -g0, t0=1.0 / abs(g0[0]))
+    assert r.ok and r.f < 1e-3 * f(z), (r.reason, r.f)
+
+
 def test_line_search_wolfe_conditions_hold():
     def f(z):
         return float((z @ z) ** 2)
