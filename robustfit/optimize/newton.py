@@ -12,6 +12,10 @@ by more than that: the model is checked where it points. The tolerance is relati
 ``|f|`` alone, with no absolute floor: NIST's MGH17 stopped 0.3% above its minimum of
 5.5e-5 with ``δ = 2.5e-8``, which an absolute ``1e-7`` would have passed. (A minimum at
 ``f = 0`` is certified by the gradient test, which is absolute there.)
+
+Coordinate steps do not resolve a Hessian whose curvatures span more than about five
+orders of magnitude; such a Hessian is measured again along its own eigenvectors, each
+with a step that changes ``f`` by ``REFINE_CHANGE |f|``, and the gradient with it.
 """
 
 from __future__ import annotations
@@ -30,6 +34,10 @@ HESSIAN_STEP = np.finfo(float).eps ** 0.25  # second differences: rounding ~ eps
 # finite differences (at most 1% of the default budget), n + 1 gradients with an
 # analytic one
 MAX_DIMENSION = 20
+# a Hessian whose smallest |eigenvalue| is below this fraction of its largest is
+# measured again along its eigenvectors, with steps that change f by REFINE_CHANGE |f|
+ILL_CONDITIONED = 1e-5
+REFINE_CHANGE = 1e-6
 
 
 class _BadStep(Exception):
@@ -84,28 +92,40 @@ def finite_difference_hessian(p: ScaledProblem, z: np.ndarray, f: float,
             H[:, j] = (gj - g0) / (zj[j] - z[j])
         return 0.5 * (H + H.T)
     h = np.array([p.step(z, i, HESSIAN_STEP) for i in range(n)])
+    out = _second_differences(p, z, f, np.eye(n), h)
+    return None if out is None else out[0]
+
+
+def _second_differences(p: ScaledProblem, z: np.ndarray, f: float, V: np.ndarray,
+                        steps: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Hessian and gradient of ``f`` in the basis of the columns of ``V`` (unit
+    vectors), by central second differences with ``steps[k]`` along column ``k`` and
+    mixed ones from the four corners; None where a step hit a bad point."""
+    n = V.shape[1]
     H = np.empty((n, n))
 
-    def at(i, si, j=None, sj=0.0):
+    def at(*moves):
         zs = z.copy()
-        zs[i] += si * h[i]
-        if j is not None:
-            zs[j] += sj * h[j]
+        for k, sign in moves:
+            zs = zs + sign * steps[k] * V[:, k]
         value = p.value(zs)
         if not np.isfinite(value):
             raise _BadStep
         return value
 
     try:
+        f_plus = [at((k, 1.0)) for k in range(n)]
+        f_minus = [at((k, -1.0)) for k in range(n)]
         for i in range(n):
-            H[i, i] = (at(i, 1.0) + at(i, -1.0) - 2.0 * f) / h[i] ** 2
+            H[i, i] = (f_plus[i] + f_minus[i] - 2.0 * f) / steps[i] ** 2
             for j in range(i + 1, n):
-                corners = (at(i, 1.0, j, 1.0) - at(i, 1.0, j, -1.0)
-                           - at(i, -1.0, j, 1.0) + at(i, -1.0, j, -1.0))
-                H[i, j] = H[j, i] = corners / (4.0 * h[i] * h[j])
+                corners = (at((i, 1.0), (j, 1.0)) - at((i, 1.0), (j, -1.0))
+                           - at((i, -1.0), (j, 1.0)) + at((i, -1.0), (j, -1.0)))
+                H[i, j] = H[j, i] = corners / (4.0 * steps[i] * steps[j])
     except _BadStep:
         return None
-    return H
+    g = (np.array(f_plus) - np.array(f_minus)) / (2.0 * steps)
+    return H, g
 
 
 def newton_decrement_test(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarray,
@@ -136,19 +156,49 @@ def newton_decrement_test(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarr
     H = finite_difference_hessian(p, z, f, g)
     if H is None or not np.all(np.isfinite(H)):
         return None
+    tol = 0.1 * gtol * abs(f)
+    try:
+        vals, vecs = np.linalg.eigh(H)
+    except np.linalg.LinAlgError:
+        return None
+    check = _model_check(p, z, f, g, H, np.eye(n), tol)
+    if check.passed or check.improved:
+        return check
+    span = float(np.max(np.abs(vals)))
+    if span > 0 and float(np.min(np.abs(vals))) <= ILL_CONDITIONED * span \
+            and (p.guard.maxfev is None or p.guard.nfev + 2 * n * n + 2 <= p.guard.maxfev):
+        # a spread of curvatures beyond what coordinate steps resolve (NIST's MGH10:
+        # 3e5 to 2.5e14 at its minimum, where the coordinate Hessian has an eigenvalue
+        # of -4e6): measured again along its eigenvectors, each with a step that
+        # changes f by about REFINE_CHANGE |f|
+        steps = np.sqrt(REFINE_CHANGE * abs(f) / np.maximum(np.abs(vals), 1e-300))
+        steps = np.minimum(steps, max(1.0, float(np.max(np.abs(z)))))
+        out = _second_differences(p, z, f, vecs, steps)
+        if out is not None and np.all(np.isfinite(out[0])):
+            refined = _model_check(p, z, f, out[1], out[0], vecs, tol)
+            if refined.passed or refined.improved or refined.measure < np.inf:
+                return refined
+    if check.measure == np.inf:  # indefinite: probe along the negative curvature
+        return NewtonCheck(False, np.inf, _descends_along_least_curvature(p, z, f, g, H))
+    return check
+
+
+def _model_check(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarray,
+                 H: np.ndarray, V: np.ndarray, tol: float) -> NewtonCheck:
+    """The decrement of the quadratic model with gradient ``g`` and Hessian ``H`` in
+    the basis ``V``, and ``f`` at its minimum (measure inf where ``H`` is not positive
+    definite)."""
     try:
         L = np.linalg.cholesky(H)
-    except np.linalg.LinAlgError:  # not positive definite: no minimum of the model
-        return NewtonCheck(False, np.inf, _descends_along_least_curvature(p, z, f, g, H))
+    except np.linalg.LinAlgError:
+        return NewtonCheck(False, np.inf, False)
     w = np.linalg.solve(L, g)
     decrement = 0.5 * float(w @ w)
-    step = -np.linalg.solve(L.T, w)
-    size = abs(f)
-    tol = 0.1 * gtol * size
+    step = V @ -np.linalg.solve(L.T, w)
     f_newton = p.value(z + step)
     improved = bool(np.isfinite(f_newton) and f_newton < f)
     passed = decrement <= tol and not (np.isfinite(f_newton) and f_newton < f - tol)
-    return NewtonCheck(passed, decrement / size if size > 0 else np.inf, improved)
+    return NewtonCheck(passed, decrement / abs(f) if f != 0 else np.inf, improved)
 
 
 # lengths of the probes along the direction of least curvature, relative to max(1, |z|)

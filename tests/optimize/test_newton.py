@@ -105,3 +105,21 @@ def test_not_tried_with_bounds_or_too_many_variables():
     assert newton_decrement_test(p, np.ones(3), 4.0, 2 * np.ones(3), 1e-6) is None
     q = _problem(lambda x: float(x @ x + 1), np.ones(21))
     assert newton_decrement_test(q, np.ones(21), 22.0, 2 * np.ones(21), 1e-6) is None
+
+
+def test_ill_conditioned_minimum_is_certified_after_refinement():
+    # NIST's MGH10 at its certified parameters: curvatures from 3e5 to 2.5e14; the
+    # coordinate Hessian has a spurious eigenvalue of -4e6, the one measured again
+    # along its eigenvectors is positive definite with a negligible decrement
+    from benchmarks.nist_problems import nist_problems
+
+    nist = {q.name: q for q in nist_problems()}["MGH10_start2"]
+    x = np.array(nist.extra["certified"])
+    p = _problem(nist.fun, nist.x0)
+    z = p.to_z(x)
+    f = nist.fun(x)
+    H = finite_difference_hessian(p, z, f)
+    assert np.linalg.eigvalsh(H)[0] < 0
+    g = p.finite_difference(z, f, "central")
+    check = newton_decrement_test(p, z, f, g, gtol=1e-6)
+    assert check.passed and check.measure < 1e-9
