@@ -680,6 +680,14 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
         par = Parameterization(spec.dist, fixed_z, n_shapes + 2, summary.zmin, summary.zmax,
                                cand.theta[:n_shapes], bounded=False)
     t0 = par.to_t(cand.theta)
+    if t0 is None and bounded:
+        # an optimum reached under other constraints (a shape held, another target) may
+        # sit on the support's edge, where rounding leaves an observation outside once
+        # the parameterisation changes: truncweibull_min at n = 1e4 and loc 1e6 lost 65
+        # units when the run freed from a held shape was refused as outside the support
+        inside = fit_into_support(spec.dist, cand.theta, fixed_z, summary, gap_floor)
+        if inside is not None:
+            t0 = par.to_t(inside)
     stage = "optimize" if bounded else "polish"
     if t0 is None:
         return _Local(None, np.inf, False, "start outside the parameterisation", None, False,

@@ -25,6 +25,20 @@ def test_truncweibull_min_is_fitted_from_inside_the_domain_of_a(loc, scale):
     assert np.isfinite(stats.truncweibull_min.logpdf(x, *res).sum())
 
 
+@pytest.mark.parametrize(("loc", "scale"), [(1e6, 1e4), (-1e-3, 1e-6)])
+def test_truncweibull_min_large_sample_at_other_magnitudes(loc, scale):
+    # n = 1e4, scipy's seed: the run freed from the held shape started on the support's
+    # edge, and at these magnitudes rounding left an observation outside: it was refused
+    # and the fit ended at a = 1e-302, 64.6 units above the truth (1.26 below at (0, 1))
+    z = sample(stats.truncweibull_min, SHAPES, 10000)
+    unit = robustfit.fit(stats.truncweibull_min, z)
+    x = loc + scale * z
+    res = robustfit.fit(stats.truncweibull_min, x)
+    truth = true_nll(stats.truncweibull_min, SHAPES, loc, scale, x)
+    assert res.nll <= truth - 1.0
+    assert res[:3] == pytest.approx(unit[:3], rel=1e-6)
+
+
 def test_a_fixed_shape_is_never_profiled():
     theta = [1.9, 1e-303, 1.9, 0.2, 0.8]
     assert shapes_on_domain_end(stats.truncweibull_min, theta, {1: 1e-303}, 3) == []
