@@ -375,3 +375,25 @@ def _laplace_asymmetric(x, fixed):
         return None
     kappa = (lower / upper) ** 0.25
     return [kappa, loc, (kappa * upper + lower / kappa) / n]
+
+
+@_register("loglaplace")
+def _loglaplace(x, fixed):
+    """``log((X - loc) / scale)`` is Laplace with scale ``1/c``: with loc fixed the MLE is
+    Laplace's on the logs, ``scale = exp(median)`` and ``1/c`` the mean absolute
+    deviation from it. (For an even count every point between the two middle logs is a
+    maximum; the median's midpoint is the one reported at every magnitude.)"""
+    c, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
+    if loc is None:
+        return None
+    y = _gaps(x, loc)
+    if y is None:
+        return None
+    logy = np.log(y)
+    m = float(np.median(logy)) if scale is None else math.log(scale)
+    if c is None:
+        spread = float(np.mean(np.abs(logy - m)))
+        if not spread > 0:
+            return None
+        c = 1.0 / spread
+    return [c, loc, math.exp(m)]

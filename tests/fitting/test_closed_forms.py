@@ -260,3 +260,14 @@ def test_laplace_asymmetric_is_equivariant():
     big = robustfit.fit(stats.laplace_asymmetric, 1e6 + 1e4 * x)
     np.testing.assert_allclose(big, [unit[0], 1e6 + 1e4 * unit[1], 1e4 * unit[2]],
                                rtol=1e-12)
+
+
+def test_loglaplace_fixed_loc_is_laplace_on_the_logs():
+    x = draw(stats.loglaplace, (3.2,), 0.0, 2.0)
+    c, loc, scale = robustfit.fit(stats.loglaplace, x, floc=0)
+    ref = stats.laplace.fit(np.log(x))  # scipy's exact Laplace MLE: (median, mean |dev|)
+    np.testing.assert_allclose([np.log(scale), 1 / c], ref, rtol=1e-12)
+    big = robustfit.fit(stats.loglaplace, 1e6 * x, floc=0)
+    np.testing.assert_allclose(big, [c, 0.0, 1e6 * scale], rtol=1e-12)
+    with_c = robustfit.fit(stats.loglaplace, x, floc=0, f0=2.0)
+    np.testing.assert_allclose(with_c[2], np.exp(np.median(np.log(x))), rtol=1e-12)
