@@ -397,3 +397,98 @@ def _loglaplace(x, fixed):
             return None
         c = 1.0 / spread
     return [c, loc, math.exp(m)]
+
+
+# -- families that are gamma, Weibull or inverse Gaussian after squaring or inverting the
+# gap y = x - loc. A transform whose Jacobian does not involve the parameters leaves the
+# maximiser unchanged, so each MLE with loc fixed is the transformed family's.
+
+
+@_register("chi")
+def _chi(x, fixed):
+    """chi(df, loc, s): ``y**2 ~ gamma(df / 2, scale=2 s**2)``."""
+    df, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
+    if loc is None:
+        return None
+    y = _gaps(x, loc)
+    if y is None:
+        return None
+    as_gamma = {1: 0.0}
+    if df is not None:
+        as_gamma[0] = df / 2.0
+    if scale is not None:
+        as_gamma[2] = 2.0 * scale ** 2
+    theta = _gamma(y ** 2, as_gamma)
+    return None if theta is None else [2.0 * theta[0], loc, math.sqrt(theta[2] / 2.0)]
+
+
+@_register("nakagami")
+def _nakagami(x, fixed):
+    """nakagami(nu, loc, s): ``y**2 ~ gamma(nu, scale=s**2 / nu)`` (with s fixed and nu
+    free the gamma scale moves with nu: not covered)."""
+    nu, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
+    if loc is None or scale is not None:
+        return None
+    y = _gaps(x, loc)
+    if y is None:
+        return None
+    theta = _gamma(y ** 2, {1: 0.0} if nu is None else {0: nu, 1: 0.0})
+    return None if theta is None else [theta[0], loc, math.sqrt(theta[2] * theta[0])]
+
+
+@_register("invweibull")
+def _invweibull(x, fixed):
+    """invweibull(c, loc, s): ``1/y ~ weibull_min(c, scale=1/s)``."""
+    c, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
+    if loc is None:
+        return None
+    y = _gaps(x, loc)
+    if y is None:
+        return None
+    as_weibull = {1: 0.0}
+    if c is not None:
+        as_weibull[0] = c
+    if scale is not None:
+        as_weibull[2] = 1.0 / scale
+    theta = _weibull_min(1.0 / y, as_weibull)
+    return None if theta is None else [theta[0], loc, 1.0 / theta[2]]
+
+
+@_register("recipinvgauss")
+def _recipinvgauss(x, fixed):
+    """recipinvgauss(mu, loc, s): ``1/y ~ invgauss(mu, scale=1/s)``."""
+    mu, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
+    if loc is None or mu is not None or scale is not None:
+        return None
+    y = _gaps(x, loc)
+    if y is None:
+        return None
+    theta = _invgauss(1.0 / y, {1: 0.0})
+    return None if theta is None else [theta[0], loc, 1.0 / theta[2]]
+
+
+@_register("levy")
+def _levy(x, fixed):
+    """levy(loc, s): ``log L = n/2 log s - s/2 Σ 1/y + const``, so ``s = n / Σ 1/y``."""
+    loc, scale = _loc_scale(fixed, 0)
+    if loc is None or scale is not None:
+        return None
+    y = _gaps(x, loc)
+    return None if y is None else [loc, y.size / float(np.sum(1.0 / y))]
+
+
+@_register("levy_l")
+def _levy_l(x, fixed):
+    """levy_l(loc, s) at x is levy(-loc, s) at -x."""
+    theta = _levy(-np.asarray(x), {0: -fixed[0]} if 0 in fixed else {})
+    return None if theta is None or 1 in fixed else [-theta[0], theta[1]]
+
+
+@_register("gibrat")
+def _gibrat(x, fixed):
+    """gibrat is lognorm with s = 1: ``scale = exp(mean(log y))``."""
+    loc, scale = _loc_scale(fixed, 0)
+    if loc is None or scale is not None:
+        return None
+    y = _gaps(x, loc)
+    return None if y is None else [loc, float(np.exp(np.mean(np.log(y))))]

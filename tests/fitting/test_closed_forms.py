@@ -271,3 +271,50 @@ def test_loglaplace_fixed_loc_is_laplace_on_the_logs():
     np.testing.assert_allclose(big, [c, 0.0, 1e6 * scale], rtol=1e-12)
     with_c = robustfit.fit(stats.loglaplace, x, floc=0, f0=2.0)
     np.testing.assert_allclose(with_c[2], np.exp(np.median(np.log(x))), rtol=1e-12)
+
+
+TRANSFORMED = [  # (family, shapes): exact MLEs with floc through a transformed family
+    ("chi", (2.7,)), ("nakagami", (1.3,)), ("invweibull", (2.4,)),
+    ("recipinvgauss", (0.6,)), ("levy", ()), ("levy_l", ()), ("gibrat", ()),
+]
+
+
+@pytest.mark.parametrize(("name", "shapes"), TRANSFORMED, ids=[c[0] for c in TRANSFORMED])
+def test_transformed_closed_forms_are_maxima(name, shapes):
+    # the closed form with floc is not improved by a tight Nelder-Mead from near it
+    from scipy import optimize
+
+    dist = getattr(stats, name)
+    x = draw(dist, shapes, 1.0, 2.0)
+    ours = robustfit.fit(dist, x, floc=1.0)
+    assert ours.start == "closed_form" and ours.success
+    theta = np.array(ours, dtype=float)
+    free = [i for i in range(theta.size) if i != len(shapes)]
+
+    def f(u):
+        t = theta.copy()
+        t[free] = np.exp(u)
+        return nll(dist, t, x) if np.all(np.isfinite(t)) else np.inf
+
+    ref = optimize.minimize(f, np.log(np.abs(theta[free])) + 0.05, method="Nelder-Mead",
+                            options=dict(xatol=1e-12, fatol=1e-13, maxiter=20000))
+    assert ours.nll <= ref.fun + 1e-9 * abs(ref.fun)
+    np.testing.assert_allclose(theta[free], np.exp(ref.x), rtol=1e-5)
+
+
+def test_chi_and_nakagami_are_gamma_on_squares():
+    x = draw(stats.chi, (2.7,), 0.0, 2.0)
+    df, _, s = robustfit.fit(stats.chi, x, floc=0)
+    a, _, theta = stats.gamma.fit(x ** 2, floc=0)
+    np.testing.assert_allclose([df, s], [2 * a, np.sqrt(theta / 2)], rtol=1e-6)
+    nu, _, s = robustfit.fit(stats.nakagami, x, floc=0)
+    np.testing.assert_allclose([nu, s], [a, np.sqrt(theta * a)], rtol=1e-6)
+
+
+def test_levy_scale_formula():
+    x = draw(stats.levy, (), 1.0, 2.0)
+    loc, scale = robustfit.fit(stats.levy, x, floc=1.0)
+    np.testing.assert_allclose(scale, x.size / np.sum(1 / (x - 1.0)), rtol=1e-12)
+    loc, scale = robustfit.fit(stats.levy_l, -x, floc=-1.0)
+    np.testing.assert_allclose([loc, scale], [-1.0, x.size / np.sum(1 / (x - 1.0))],
+                               rtol=1e-12)
