@@ -492,3 +492,58 @@ def _gibrat(x, fixed):
         return None
     y = _gaps(x, loc)
     return None if y is None else [loc, float(np.exp(np.mean(np.log(y))))]
+
+
+@_register("dweibull")
+def _dweibull(x, fixed):
+    """dweibull(c, loc, s): ``|y| ~ weibull_min(c, scale=s)`` (the sign is a fair coin)."""
+    c, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
+    if loc is None:
+        return None
+    as_weibull = {1: 0.0}
+    if c is not None:
+        as_weibull[0] = c
+    if scale is not None:
+        as_weibull[2] = scale
+    theta = _weibull_min(np.abs(np.asarray(x) - loc), as_weibull)
+    return None if theta is None else [theta[0], loc, theta[2]]
+
+
+@_register("dgamma")
+def _dgamma(x, fixed):
+    """dgamma(a, loc, s): ``|y| ~ gamma(a, scale=s)``."""
+    a, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
+    if loc is None:
+        return None
+    y = np.abs(np.asarray(x) - loc)
+    if np.any(y <= 0):
+        return None
+    as_gamma = {1: 0.0}
+    if a is not None:
+        as_gamma[0] = a
+    if scale is not None:
+        as_gamma[2] = scale
+    theta = _gamma(y, as_gamma)
+    return None if theta is None else [theta[0], loc, theta[2]]
+
+
+@_register("powerlaw")
+def _powerlaw(x, fixed):
+    """powerlaw(a, loc, s) on [loc, loc + s]: the likelihood ``a^n s^(-n a) Π y^(a-1)``
+    falls with s, so ``s = max(y)``, and then ``a = n / Σ log(s / y)``."""
+    a, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
+    if loc is None:
+        return None
+    y = _gaps(x, loc)
+    if y is None:
+        return None
+    if scale is None:
+        scale = float(np.max(y))
+    elif np.max(y) > scale:
+        return None
+    if a is None:
+        total = float(np.sum(np.log(scale / y)))
+        if not total > 0:
+            return None
+        a = y.size / total
+    return [a, loc, scale]

@@ -318,3 +318,25 @@ def test_levy_scale_formula():
     loc, scale = robustfit.fit(stats.levy_l, -x, floc=-1.0)
     np.testing.assert_allclose([loc, scale], [-1.0, x.size / np.sum(1 / (x - 1.0))],
                                rtol=1e-12)
+
+
+def test_dweibull_and_dgamma_are_their_halves_on_absolute_gaps():
+    x = draw(stats.dweibull, (1.7,), 1.0, 2.0)
+    c, loc, s = robustfit.fit(stats.dweibull, x, floc=1.0)
+    ref = robustfit.fit(stats.weibull_min, np.abs(x - 1.0), floc=0)
+    np.testing.assert_allclose([c, s], [ref[0], ref[2]], rtol=1e-12)
+    x = draw(stats.dgamma, (2.3,), 1.0, 2.0)
+    a, loc, s = robustfit.fit(stats.dgamma, x, floc=1.0)
+    ref = stats.gamma.fit(np.abs(x - 1.0), floc=0)  # scipy's exact gamma MLE
+    np.testing.assert_allclose([a, s], [ref[0], ref[2]], rtol=1e-6)
+
+
+@pytest.mark.parametrize("a", [0.6, 1.6])
+def test_powerlaw_fixed_loc_formula(a):
+    x = draw(stats.powerlaw, (a,), 1.0, 2.0)
+    ours = robustfit.fit(stats.powerlaw, x, floc=1.0)
+    y = x - 1.0
+    np.testing.assert_allclose(ours[2], y.max(), rtol=1e-12)
+    np.testing.assert_allclose(ours[0], y.size / np.sum(np.log(y.max() / y)), rtol=1e-12)
+    assert np.isfinite(stats.powerlaw.logpdf(x, *ours)).all()
+    assert_not_worse(ours, stats.powerlaw, stats.powerlaw.fit(x, floc=1.0), x)
