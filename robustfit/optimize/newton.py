@@ -132,8 +132,10 @@ def newton_decrement_test(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarr
                           gtol: float) -> NewtonCheck | None:
     """The Newton-decrement test at ``z`` (unbounded problems); None when not tried.
 
-    Not tried above :data:`MAX_DIMENSION` variables, with bounds (the steps and the
-    Newton point could leave them), or without the budget for the Hessian.
+    Not tried above :data:`MAX_DIMENSION` variables, within a finite-difference step of
+    a bound (an active constraint: the unconstrained model does not apply), or without
+    the budget for the Hessian. With bounds, no evaluation leaves them: a Newton point
+    beyond one fails the test, and stencils or probes that would cross one are skipped.
 
     Examples
     --------
@@ -148,8 +150,11 @@ def newton_decrement_test(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarr
     (True, 1e-10)
     """
     n = z.size
-    if n > MAX_DIMENSION or p.lower is not None:
+    if n > MAX_DIMENSION:
         return None
+    base = FORWARD_STEP if p.analytic else HESSIAN_STEP
+    if not _inside(p, z, np.array([p.step(z, i, base) for i in range(n)])):
+        return None  # a bound within a finite-difference step: an active constraint
     cost = n + 1 if p.analytic else 2 * n * n + 2
     if p.guard.maxfev is not None and p.guard.nfev + cost > p.guard.maxfev:
         return None
@@ -173,7 +178,8 @@ def newton_decrement_test(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarr
         # changes f by about REFINE_CHANGE |f|
         steps = np.sqrt(REFINE_CHANGE * abs(f) / np.maximum(np.abs(vals), 1e-300))
         steps = np.minimum(steps, max(1.0, float(np.max(np.abs(z)))))
-        out = _second_differences(p, z, f, vecs, steps)
+        reach = np.abs(vecs) @ steps  # how far any corner of the stencil goes, per variable
+        out = _second_differences(p, z, f, vecs, steps) if _inside(p, z, reach) else None
         if out is not None and np.all(np.isfinite(out[0])):
             refined = _model_check(p, z, f, out[1], out[0], vecs, tol)
             if refined.passed or refined.improved or refined.measure < np.inf:
@@ -195,6 +201,9 @@ def _model_check(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarray,
     w = np.linalg.solve(L, g)
     decrement = 0.5 * float(w @ w)
     step = V @ -np.linalg.solve(L.T, w)
+    if not _inside(p, z + step, np.zeros_like(z)):
+        # the model's minimum lies beyond a bound: not an interior minimum
+        return NewtonCheck(False, decrement / abs(f) if f != 0 else np.inf, False)
     f_newton = p.value(z + step)
     improved = bool(np.isfinite(f_newton) and f_newton < f)
     passed = decrement <= tol and not (np.isfinite(f_newton) and f_newton < f - tol)
@@ -227,6 +236,8 @@ def _descends_along_least_curvature(p: ScaledProblem, z: np.ndarray, f: float,
     for direction in ((-v,) if slope > 0 else (v,) if slope < 0 else (v, -v)):
         previous = f
         for t in _PROBE_LENGTHS:
+            if not _inside(p, z + t * size * direction, np.zeros_like(z)):
+                break
             value = p.value(z + t * size * direction)
             if not np.isfinite(value) or value > previous:
                 break
@@ -234,3 +245,11 @@ def _descends_along_least_curvature(p: ScaledProblem, z: np.ndarray, f: float,
         if previous < f:
             return True
     return False
+
+
+def _inside(p: ScaledProblem, z: np.ndarray, reach: np.ndarray) -> bool:
+    """Whether every point within ``reach`` (per variable) of ``z`` is inside the bounds
+    (always, without bounds)."""
+    if p.lower is None:
+        return True
+    return bool(np.all(z - reach >= p.lower) and np.all(z + reach <= p.upper))

@@ -19,11 +19,15 @@ import numpy as np
 from .events import EventLog
 from .objective import GuardedObjective
 
-__all__ = ["ScaledProblem", "FORWARD_STEP", "CENTRAL_STEP"]
+__all__ = ["ScaledProblem", "OutsideLimit", "FORWARD_STEP", "CENTRAL_STEP"]
 
 FORWARD_STEP = np.sqrt(np.finfo(float).eps)
 CENTRAL_STEP = np.finfo(float).eps ** (1 / 3)
 _MAX_BAD_GRADIENTS = 3
+
+
+class OutsideLimit(Exception):  # noqa: N818
+    """More points outside the bounds were asked for than ``outside_limit`` allows."""
 
 
 class ScaledProblem:
@@ -64,6 +68,8 @@ class ScaledProblem:
         self.log = log if log is not None else guard.log
         self.fd_scheme = "forward"
         self.njev = 0
+        self.outside = 0  # points asked for outside the bounds (answered inf)
+        self.outside_limit: int | None = None  # beyond it, OutsideLimit is raised
         self._bad_gradients = 0
         self._cached: tuple[np.ndarray, np.ndarray] | None = None
         self._typical_x = np.ones_like(self.scale)
@@ -113,6 +119,13 @@ class ScaledProblem:
         return x / self.scale
 
     def value(self, z: np.ndarray) -> float:
+        """``f`` at ``z``; inf, without calling ``f``, outside the bounds (a line search
+        that runs past one then shortens its step, as it does at a bad point)."""
+        if self.lower is not None and (np.any(z < self.lower) or np.any(z > self.upper)):
+            self.outside += 1
+            if self.outside_limit is not None and self.outside > self.outside_limit:
+                raise OutsideLimit()
+            return np.inf
         f, g = self.guard.evaluate(self.to_x(z))
         if g is not None:
             self._cached = (np.array(z), g)

@@ -99,10 +99,23 @@ def test_no_certificate_at_a_point_with_negative_curvature():
     assert p.guard.best_f < f(z)
 
 
-def test_not_tried_with_bounds_or_too_many_variables():
+def test_bounds_active_constraints_and_size():
     p = _problem(lambda x: float(x @ x + 1), np.ones(3))
     p.lower, p.upper = np.zeros(3), np.full(3, 2.0)
-    assert newton_decrement_test(p, np.ones(3), 4.0, 2 * np.ones(3), 1e-6) is None
+    # a variable on its bound: an active constraint, the unconstrained model is moot
+    assert newton_decrement_test(p, np.array([0.0, 1.0, 1.0]), 3.0,
+                                 np.array([0.0, 2.0, 2.0]), 1e-6) is None
+    # interior, but the model's minimum (the origin) is on the bounds: no certificate,
+    # and no evaluation outside them
+    inner = _problem(lambda x: float(x @ x + 1) if np.all(x >= 0.5) else np.nan, np.ones(3))
+    inner.lower, inner.upper = np.full(3, 0.5), np.full(3, 2.0)
+    check = newton_decrement_test(inner, np.ones(3), 4.0, 2 * np.ones(3), 1e-6)
+    assert not check.passed and inner.guard.nfev == 2 * 3 ** 2  # the Hessian alone
+    # interior minimum: certified
+    shifted = _problem(lambda x: float((x - 1) @ (x - 1) + 1), np.ones(3))
+    shifted.lower, shifted.upper = np.zeros(3), np.full(3, 2.0)
+    z = np.ones(3) + 1e-9
+    assert newton_decrement_test(shifted, z, 1.0 + 3e-18, 2e-9 * np.ones(3), 1e-6).passed
     q = _problem(lambda x: float(x @ x + 1), np.ones(21))
     assert newton_decrement_test(q, np.ones(21), 22.0, 2 * np.ones(21), 1e-6) is None
 

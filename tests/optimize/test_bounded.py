@@ -1,0 +1,73 @@
+"""robust_minimize with bounds: NIST's certified regressions with sign bounds, minima on
+active bounds (Hock-Schittkowski), and a function never evaluated outside its box."""
+
+import numpy as np
+import pytest
+
+from benchmarks.nist_problems import nist_problems
+from robustfit import robust_minimize
+
+NIST = nist_problems()
+# measured 2026-11-23: Bennett5 from both starts ends 1e-2 and 3e-4 (relative) above
+# its certified minimum, with success=False
+NOT_SOLVED = {"Bennett5_start1", "Bennett5_start2"}
+
+
+def _sign_bounds(p):
+    # each parameter kept on the side of zero its certified value is on, within 100x
+    cert = np.array(p.extra["certified"])
+    reach = 100 * (np.abs(cert) + np.abs(p.x0))
+    return list(zip(np.where(cert > 0, 0.0, -reach), np.where(cert > 0, reach, 0.0),
+                    strict=True))
+
+
+@pytest.mark.parametrize("p", NIST, ids=[p.name for p in NIST])
+def test_nist_with_sign_bounds(p):
+    # before the guarded BFGS ran first (L-BFGS-B, restarts and Powell): 27 solved, 15
+    # certified, one false success (Lanczos3)
+    bounds = _sign_bounds(p)
+    res = robust_minimize(p.fun, p.x0, bounds=bounds, rng=0)
+    lo, hi = np.array(bounds).T
+    assert np.all(res.x >= lo) and np.all(res.x <= hi)
+    assert res.fun == p.fun(res.x)
+    if p.name not in NOT_SOLVED:
+        assert p.solved(res.fun) and res.success, (res.fun, p.fstar, res.message)
+    elif res.success:
+        assert p.solved(res.fun)
+
+
+def _hs4(x):
+    return (x[0] + 1) ** 3 / 3 + x[1]
+
+
+ACTIVE = [  # (name, f, x0, bounds, f*, x*)
+    ("hs4", _hs4, [1.125, 0.125], [(1, None), (0, None)], 8 / 3, [1.0, 0.0]),
+    ("hs45", lambda x: 2 - np.prod(x) / 120, [2.0] * 5, [(0, i) for i in range(1, 6)],
+     1.0, [1.0, 2.0, 3.0, 4.0, 5.0]),
+    ("rosenbrock_box", lambda x: 100 * (x[1] - x[0] ** 2) ** 2 + (1 - x[0]) ** 2,
+     [-1.2, 1.0], [(-1.5, 0.5), (-1, 1)], 0.25, [0.5, 0.25]),
+    ("quadratic_box", lambda x: float(np.sum((x - np.arange(5)) ** 2)), [0.5] * 5,
+     [(0, 2)] * 5, 5.0, [0.0, 1.0, 2.0, 2.0, 2.0]),
+]
+
+
+@pytest.mark.parametrize(("name", "f", "x0", "bounds", "fstar", "xstar"), ACTIVE,
+                         ids=[a[0] for a in ACTIVE])
+def test_minima_on_active_bounds(name, f, x0, bounds, fstar, xstar):
+    res = robust_minimize(f, x0, bounds=bounds, rng=0)
+    assert res.success, res.message
+    assert res.fun == pytest.approx(fstar, rel=1e-8, abs=1e-10)
+    np.testing.assert_allclose(res.x, xstar, rtol=1e-5, atol=1e-6)
+
+
+def test_function_is_never_called_outside_its_box():
+    outside = []
+
+    def f(x):
+        if np.any(x <= 0) or np.any(x > 10):
+            outside.append(x.copy())
+        return float(np.sum(x - 2 * np.log(x)))
+
+    res = robust_minimize(f, [5.0, 0.5, 9.0], bounds=[(1e-9, 10)] * 3, rng=0)
+    assert not outside
+    assert res.success and res.x == pytest.approx([2.0, 2.0, 2.0], rel=1e-6)
