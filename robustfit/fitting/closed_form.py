@@ -158,25 +158,6 @@ def _gaps(x: np.ndarray, loc: float) -> np.ndarray | None:
     return None if np.any(y <= 0) else y
 
 
-@_register("invgamma")
-def _invgamma(x, fixed):
-    """X - loc ~ invgamma(a, scale=s) exactly when 1/(X - loc) ~ gamma(a, scale=1/s); the
-    Jacobian of 1/y does not involve the parameters, so the MLEs correspond."""
-    a, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
-    if loc is None:
-        return None
-    y = _gaps(x, loc)
-    if y is None:
-        return None
-    as_gamma = {1: 0.0}
-    if a is not None:
-        as_gamma[0] = a
-    if scale is not None:
-        as_gamma[2] = 1.0 / scale
-    theta = _gamma(1.0 / y, as_gamma)
-    return None if theta is None else [theta[0], loc, 1.0 / theta[2]]
-
-
 def _trigamma(a: float) -> float:
     return float(special.zeta(2.0, a))  # polygamma(1, a), without its Python wrapper
 
@@ -210,14 +191,20 @@ def _inverse_digamma(y: float) -> float:
     return float(a)
 
 
+def _shape_and_gaps(x, fixed):
+    """``(shape, loc, scale, y)`` of a one-shape family with loc fixed (shape and scale
+    None where free, ``y = x - loc`` all positive), or None."""
+    loc = fixed.get(1)
+    y = None if loc is None else _gaps(x, loc)
+    return None if y is None else (fixed.get(0), loc, fixed.get(2), y)
+
+
 @_register("weibull_min")
 def _weibull_min(x, fixed):
-    c, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
-    if loc is None:
+    known = _shape_and_gaps(x, fixed)
+    if known is None:
         return None
-    y = _gaps(x, loc)
-    if y is None:
-        return None
+    c, loc, scale, y = known
     logy = np.log(y)
     if c is None:
         if scale is not None:
@@ -383,12 +370,10 @@ def _loglaplace(x, fixed):
     Laplace's on the logs, ``scale = exp(median)`` and ``1/c`` the mean absolute
     deviation from it. (For an even count every point between the two middle logs is a
     maximum; the median's midpoint is the one reported at every magnitude.)"""
-    c, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
-    if loc is None:
+    known = _shape_and_gaps(x, fixed)
+    if known is None:
         return None
-    y = _gaps(x, loc)
-    if y is None:
-        return None
+    c, loc, scale, y = known
     logy = np.log(y)
     m = float(np.median(logy)) if scale is None else math.log(scale)
     if c is None:
@@ -399,27 +384,60 @@ def _loglaplace(x, fixed):
     return [c, loc, math.exp(m)]
 
 
-# -- families that are gamma, Weibull or inverse Gaussian after squaring or inverting the
-# gap y = x - loc. A transform whose Jacobian does not involve the parameters leaves the
-# maximiser unchanged, so each MLE with loc fixed is the transformed family's.
+# -- families that are gamma, Weibull or inverse Gaussian after squaring, inverting or
+# folding the gap y = x - loc. A transform whose Jacobian does not involve the parameters
+# leaves the maximiser unchanged, so each MLE with loc fixed is the transformed family's.
 
 
-@_register("chi")
-def _chi(x, fixed):
-    """chi(df, loc, s): ``y**2 ~ gamma(df / 2, scale=2 s**2)``."""
-    df, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
-    if loc is None:
-        return None
-    y = _gaps(x, loc)
-    if y is None:
-        return None
-    as_gamma = {1: 0.0}
-    if df is not None:
-        as_gamma[0] = df / 2.0
-    if scale is not None:
-        as_gamma[2] = 2.0 * scale ** 2
-    theta = _gamma(y ** 2, as_gamma)
-    return None if theta is None else [2.0 * theta[0], loc, math.sqrt(theta[2] / 2.0)]
+def _transformed(base: ClosedForm, transform: Callable[[np.ndarray], np.ndarray] | None = None,
+                 *, shape_to=None, shape_from=None, scale_to=None, scale_from=None,
+                 fold: bool = False) -> ClosedForm:
+    """A one-shape family whose ``transform(y)`` follows ``base`` with shape
+    ``shape_to(shape)`` and scale ``scale_to(scale)`` (identities by default);
+    ``fold``: ``y = |x - loc|`` (a symmetric double family), else ``y = x - loc > 0``."""
+    def same(v):
+        return v
+
+    transform = transform or same
+    shape_to, shape_from = shape_to or same, shape_from or same
+    scale_to, scale_from = scale_to or same, scale_from or same
+
+    def fn(x, fixed):
+        shape, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
+        if loc is None:
+            return None
+        y = np.abs(np.asarray(x) - loc) if fold else _gaps(x, loc)
+        if y is None or np.any(y <= 0):
+            return None
+        as_base = {1: 0.0}
+        if shape is not None:
+            as_base[0] = shape_to(shape)
+        if scale is not None:
+            as_base[2] = scale_to(scale)
+        theta = base(transform(y), as_base)
+        if theta is None:
+            return None
+        return [shape_from(theta[0]), loc, scale_from(theta[2])]
+    return fn
+
+
+def _reciprocal(v):
+    return 1.0 / v
+
+
+def _square(v):
+    return v * v
+
+
+_register("invgamma")(_transformed(_gamma, _reciprocal, scale_to=_reciprocal,
+                                   scale_from=_reciprocal))         # 1/y ~ gamma(a, 1/s)
+_register("chi")(_transformed(                                      # y² ~ gamma(df/2, 2s²)
+    _gamma, _square, shape_to=lambda df: df / 2.0, shape_from=lambda a: 2.0 * a,
+    scale_to=lambda s: 2.0 * s * s, scale_from=lambda t: math.sqrt(t / 2.0)))
+_register("invweibull")(_transformed(_weibull_min, _reciprocal, scale_to=_reciprocal,
+                                     scale_from=_reciprocal))       # 1/y ~ weibull_min(c, 1/s)
+_register("dweibull")(_transformed(_weibull_min, fold=True))   # |y| ~ weibull_min(c, s)
+_register("dgamma")(_transformed(_gamma, fold=True))           # |y| ~ gamma(a, s)
 
 
 @_register("nakagami")
@@ -436,24 +454,6 @@ def _nakagami(x, fixed):
     return None if theta is None else [theta[0], loc, math.sqrt(theta[2] * theta[0])]
 
 
-@_register("invweibull")
-def _invweibull(x, fixed):
-    """invweibull(c, loc, s): ``1/y ~ weibull_min(c, scale=1/s)``."""
-    c, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
-    if loc is None:
-        return None
-    y = _gaps(x, loc)
-    if y is None:
-        return None
-    as_weibull = {1: 0.0}
-    if c is not None:
-        as_weibull[0] = c
-    if scale is not None:
-        as_weibull[2] = 1.0 / scale
-    theta = _weibull_min(1.0 / y, as_weibull)
-    return None if theta is None else [theta[0], loc, 1.0 / theta[2]]
-
-
 @_register("recipinvgauss")
 def _recipinvgauss(x, fixed):
     """recipinvgauss(mu, loc, s): ``1/y ~ invgauss(mu, scale=1/s)``."""
@@ -467,14 +467,21 @@ def _recipinvgauss(x, fixed):
     return None if theta is None else [theta[0], loc, 1.0 / theta[2]]
 
 
-@_register("levy")
-def _levy(x, fixed):
-    """levy(loc, s): ``log L = n/2 log s - s/2 Σ 1/y + const``, so ``s = n / Σ 1/y``."""
-    loc, scale = _loc_scale(fixed, 0)
-    if loc is None or scale is not None:
-        return None
-    y = _gaps(x, loc)
-    return None if y is None else [loc, y.size / float(np.sum(1.0 / y))]
+def _scale_only(statistic: Callable[[np.ndarray], float]) -> ClosedForm:
+    """A family without shapes, loc fixed and scale free: ``scale = statistic(y)``."""
+    def fn(x, fixed):
+        loc, scale = _loc_scale(fixed, 0)
+        if loc is None or scale is not None:
+            return None
+        y = _gaps(x, loc)
+        return None if y is None else [loc, float(statistic(y))]
+    return fn
+
+
+# levy(loc, s): log L = n/2 log s - s/2 Σ 1/y + const, so s = n / Σ 1/y
+_levy = _register("levy")(_scale_only(lambda y: y.size / np.sum(1.0 / y)))
+# gibrat is lognorm with s = 1: scale = exp(mean(log y))
+_register("gibrat")(_scale_only(lambda y: np.exp(np.mean(np.log(y)))))
 
 
 @_register("levy_l")
@@ -482,49 +489,6 @@ def _levy_l(x, fixed):
     """levy_l(loc, s) at x is levy(-loc, s) at -x."""
     theta = _levy(-np.asarray(x), {0: -fixed[0]} if 0 in fixed else {})
     return None if theta is None or 1 in fixed else [-theta[0], theta[1]]
-
-
-@_register("gibrat")
-def _gibrat(x, fixed):
-    """gibrat is lognorm with s = 1: ``scale = exp(mean(log y))``."""
-    loc, scale = _loc_scale(fixed, 0)
-    if loc is None or scale is not None:
-        return None
-    y = _gaps(x, loc)
-    return None if y is None else [loc, float(np.exp(np.mean(np.log(y))))]
-
-
-@_register("dweibull")
-def _dweibull(x, fixed):
-    """dweibull(c, loc, s): ``|y| ~ weibull_min(c, scale=s)`` (the sign is a fair coin)."""
-    c, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
-    if loc is None:
-        return None
-    as_weibull = {1: 0.0}
-    if c is not None:
-        as_weibull[0] = c
-    if scale is not None:
-        as_weibull[2] = scale
-    theta = _weibull_min(np.abs(np.asarray(x) - loc), as_weibull)
-    return None if theta is None else [theta[0], loc, theta[2]]
-
-
-@_register("dgamma")
-def _dgamma(x, fixed):
-    """dgamma(a, loc, s): ``|y| ~ gamma(a, scale=s)``."""
-    a, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
-    if loc is None:
-        return None
-    y = np.abs(np.asarray(x) - loc)
-    if np.any(y <= 0):
-        return None
-    as_gamma = {1: 0.0}
-    if a is not None:
-        as_gamma[0] = a
-    if scale is not None:
-        as_gamma[2] = scale
-    theta = _gamma(y, as_gamma)
-    return None if theta is None else [theta[0], loc, theta[2]]
 
 
 @_register("powerlaw")
