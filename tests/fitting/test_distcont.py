@@ -45,10 +45,14 @@ SLOW_PDF = {"gausshyper", "kappa4", "kappa4#1", "kappa4#2", "kappa4#3", "irwinha
 
 # measured failures of the full catalogue (n=1000; 46 of 113 failed when the list was
 # made, 10 on 2026-11-23, when the 35 cases that had come to pass were taken off it;
-# laplace_asymmetric left it with its closed form, the same day);
+# laplace_asymmetric left it with its closed form and chi joined it, the same day);
 # strict=False: errors near the tolerances may move with platform and BLAS. The numbers
 # are those first measured: the largest relative error over shapes / loc / scale.
 SLOW_XFAIL: dict[str, str] = {
+    "chi": ("df = 78, nearly normal: df, loc and scale trade off along a ridge of "
+            "curvature 8e-4 per observation, where float64 resolves them to ~1e-6; "
+            "equivariance error (1e6,1e4) 1.15e-06, (-1e-3,1e-6) 1.28e-06 (likelihoods "
+            "equal to 1e-10) since the profile over loc serves chi"),
     "chi2": "equivariance error (1e6,1e4) 6.84e-05, (-1e-3,1e-6) 6.88e-05",
     "gausshyper": "equivariance error (1e6,1e4) 4.71e-06, (-1e-3,1e-6) 0.00733",
     "gengamma#1": "equivariance error (1e6,1e4) 0.0329, (-1e-3,1e-6) 0.00875",
