@@ -504,7 +504,11 @@ class _Run:
                     verdict = Verdict(m <= gtol, m, "small gradient")
                 if verdict.passed:
                     return self._unless_plateau(zb, fb, g, verdict)
-                check = newton_decrement_test(self.p, zb, fb, g, gtol)
+                free = self._free(zb) if self.bounded else None
+                if free is not None and np.any(g[~free]):
+                    check = None  # a bound holds against a gradient pointing inside
+                else:
+                    check = newton_decrement_test(self.p, zb, fb, g, gtol, free)
                 if check is not None:
                     if check.passed:  # (a Newton point lower by less than the tolerance
                         # is the best point now, and as close to the minimum)
@@ -603,12 +607,23 @@ class _Run:
                 return g
         return self.p.finite_difference(z, f, "central")
 
+    def _at_bounds(self, z):
+        """Masks of the variables on their lower and upper bounds (to 1e-10 relative)."""
+        tiny = 1e-10 * np.maximum(1.0, np.abs(z))
+        return z <= self.p.lower + tiny, z >= self.p.upper - tiny
+
     def _projected(self, z, g):
         g = g.copy()
-        tiny = 1e-10 * np.maximum(1.0, np.abs(z))
-        g[(z <= self.p.lower + tiny) & (g > 0)] = 0.0
-        g[(z >= self.p.upper - tiny) & (g < 0)] = 0.0
+        at_lower, at_upper = self._at_bounds(z)
+        g[at_lower & (g > 0)] = 0.0
+        g[at_upper & (g < 0)] = 0.0
         return g
+
+    def _free(self, z) -> np.ndarray:
+        """Variables not on a bound: the Newton-decrement test looks at those alone, the
+        others held (where the projected gradient there is zero: a bound that holds)."""
+        at_lower, at_upper = self._at_bounds(z)
+        return ~(at_lower | at_upper)
 
     def _note_agreement(self, stage, f_start, zb, fb) -> None:
         """Record when a restart that had to descend came back to the same minimum.

@@ -54,8 +54,10 @@ class NewtonCheck(NamedTuple):
 
 
 def finite_difference_hessian(p: ScaledProblem, z: np.ndarray, f: float,
-                              g: np.ndarray | None = None) -> np.ndarray | None:
-    """Symmetric finite-difference Hessian in ``z``; None where a step hit a bad point.
+                              g: np.ndarray | None = None,
+                              coords: np.ndarray | None = None) -> np.ndarray | None:
+    """Symmetric finite-difference Hessian in ``z`` (over the variables ``coords``, all by
+    default); None where a step hit a bad point.
 
     With an analytic gradient: forward differences of the gradient, symmetrised.
     Otherwise second differences of ``f`` with steps ``eps**0.25`` relative to each
@@ -76,23 +78,24 @@ def finite_difference_hessian(p: ScaledProblem, z: np.ndarray, f: float,
     array([[ 2.,  3.],
            [ 3., 10.]])
     """
-    n = z.size
+    coords = np.arange(z.size) if coords is None else np.asarray(coords)
+    m = coords.size
     if p.analytic:
-        g0 = g if g is not None else p.analytic_gradient(z)
+        g0 = p.analytic_gradient(z) if g is None or g.size != z.size else g
         if g0 is None:
             return None
-        H = np.empty((n, n))
-        for j in range(n):
+        H = np.empty((m, m))
+        for col, j in enumerate(coords):
             h = p.step(z, j, FORWARD_STEP)
             zj = z.copy()
             zj[j] += h
             gj = p.analytic_gradient(zj)
             if gj is None:
                 return None
-            H[:, j] = (gj - g0) / (zj[j] - z[j])
+            H[:, col] = (gj[coords] - g0[coords]) / (zj[j] - z[j])
         return 0.5 * (H + H.T)
-    h = np.array([p.step(z, i, HESSIAN_STEP) for i in range(n)])
-    out = _second_differences(p, z, f, np.eye(n), h)
+    h = np.array([p.step(z, i, HESSIAN_STEP) for i in coords])
+    out = _second_differences(p, z, f, np.eye(z.size)[:, coords], h)
     return None if out is None else out[0]
 
 
@@ -129,13 +132,15 @@ def _second_differences(p: ScaledProblem, z: np.ndarray, f: float, V: np.ndarray
 
 
 def newton_decrement_test(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarray,
-                          gtol: float) -> NewtonCheck | None:
+                          gtol: float, free: np.ndarray | None = None) -> NewtonCheck | None:
     """The Newton-decrement test at ``z`` (unbounded problems); None when not tried.
 
     Not tried above :data:`MAX_DIMENSION` variables, within a finite-difference step of
     a bound (an active constraint: the unconstrained model does not apply), or without
     the budget for the Hessian. With bounds, no evaluation leaves them: a Newton point
     beyond one fails the test, and stencils or probes that would cross one are skipped.
+    ``free`` (a mask) restricts the test to those variables, the others held: the
+    minimum over the face of the box where the rest sit on their bounds.
 
     Examples
     --------
@@ -149,24 +154,29 @@ def newton_decrement_test(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarr
     >>> check.passed, float(np.round(check.measure, 12))    # δ = 1e-10 of f = 1
     (True, 1e-10)
     """
-    n = z.size
-    if n > MAX_DIMENSION:
+    coords = np.arange(z.size) if free is None else np.flatnonzero(free)
+    n = coords.size
+    if n == 0 or n > MAX_DIMENSION:
         return None
     base = FORWARD_STEP if p.analytic else HESSIAN_STEP
-    if not _inside(p, z, np.array([p.step(z, i, base) for i in range(n)])):
+    reach = np.zeros_like(z)
+    reach[coords] = [p.step(z, i, base) for i in coords]
+    if not _inside(p, z, reach):
         return None  # a bound within a finite-difference step: an active constraint
     cost = n + 1 if p.analytic else 2 * n * n + 2
     if p.guard.maxfev is not None and p.guard.nfev + cost > p.guard.maxfev:
         return None
-    H = finite_difference_hessian(p, z, f, g)
+    H = finite_difference_hessian(p, z, f, g, coords)
     if H is None or not np.all(np.isfinite(H)):
         return None
+    g = g[coords]
+    basis = np.eye(z.size)[:, coords]  # the free variables
     tol = 0.1 * gtol * abs(f)
     try:
         vals, vecs = np.linalg.eigh(H)
     except np.linalg.LinAlgError:
         return None
-    check = _model_check(p, z, f, g, H, np.eye(n), tol)
+    check = _model_check(p, z, f, g, H, basis, tol)
     if check.passed or check.improved:
         return check
     span = float(np.max(np.abs(vals)))
@@ -178,14 +188,17 @@ def newton_decrement_test(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarr
         # changes f by about REFINE_CHANGE |f|
         steps = np.sqrt(REFINE_CHANGE * abs(f) / np.maximum(np.abs(vals), 1e-300))
         steps = np.minimum(steps, max(1.0, float(np.max(np.abs(z)))))
-        reach = np.abs(vecs) @ steps  # how far any corner of the stencil goes, per variable
-        out = _second_differences(p, z, f, vecs, steps) if _inside(p, z, reach) else None
+        directions = basis @ vecs
+        reach = np.abs(directions) @ steps  # how far the stencil's corners go, per variable
+        out = (_second_differences(p, z, f, directions, steps) if _inside(p, z, reach)
+               else None)
         if out is not None and np.all(np.isfinite(out[0])):
-            refined = _model_check(p, z, f, out[1], out[0], vecs, tol)
+            refined = _model_check(p, z, f, out[1], out[0], directions, tol)
             if refined.passed or refined.improved or refined.measure < np.inf:
                 return refined
     if check.measure == np.inf:  # indefinite: probe along the negative curvature
-        return NewtonCheck(False, np.inf, _descends_along_least_curvature(p, z, f, g, H))
+        return NewtonCheck(False, np.inf,
+                           _descends_along_least_curvature(p, z, f, g, H, basis))
     return check
 
 
@@ -215,7 +228,7 @@ _PROBE_LENGTHS = (1e-3, 1e-2, 1e-1, 1.0)
 
 
 def _descends_along_least_curvature(p: ScaledProblem, z: np.ndarray, f: float,
-                                    g: np.ndarray, H: np.ndarray) -> bool:
+                                    g: np.ndarray, H: np.ndarray, basis: np.ndarray) -> bool:
     """Probe ``f`` along the eigenvector of ``H``'s smallest eigenvalue (downhill by
     ``g``) at lengthening steps; True when one is lower than ``f``.
 
@@ -229,8 +242,8 @@ def _descends_along_least_curvature(p: ScaledProblem, z: np.ndarray, f: float,
         vals, vecs = np.linalg.eigh(H)
     except np.linalg.LinAlgError:
         return False
-    v = vecs[:, 0]
-    slope = float(g @ v)
+    slope = float(g @ vecs[:, 0])
+    v = basis @ vecs[:, 0]
     size = max(1.0, float(np.max(np.abs(z))))
     # downhill by the gradient; both ways where it is flat along v (a plateau's edge)
     for direction in ((-v,) if slope > 0 else (v,) if slope < 0 else (v, -v)):
