@@ -181,6 +181,9 @@ class ScaledProblem:
         base = CENTRAL_STEP if scheme == "central" else FORWARD_STEP
         g = np.empty_like(z)
         for i in range(z.size):
+            if self.lower is not None and self.lower[i] == self.upper[i]:
+                g[i] = 0.0  # a variable fixed by equal bounds: no step, and no slope
+                continue
             h = self.step(z, i, base)
             g_i = self._partial(z, f, i, h, scheme)
             if g_i is None:

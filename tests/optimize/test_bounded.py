@@ -95,3 +95,14 @@ def test_nist_minimum_on_an_active_bound_is_certified(name):
     assert res.success and "Newton decrement" in res.message, res.message
     assert res.fun <= ref.fun * (1 + 1e-9)
     assert res.x[-1] == (hi[-1] if cert[-1] > 0 else lo[-1])
+
+
+def test_variable_fixed_by_equal_bounds():
+    # lb == ub holds a variable (scipy's convention); no finite difference can be taken
+    # in it, and the run used to end uncertified after ~950 evaluations
+    def f(x):
+        return float((x[0] - 1) ** 2 + (x[1] - 2) ** 2 + x[0] * x[1])
+
+    res = robust_minimize(f, [0.0, 3.0], bounds=[(None, None), (3.0, 3.0)], rng=0)
+    assert res.success and res.x[1] == 3.0
+    assert res.x[0] == pytest.approx(-0.5, abs=1e-7)
