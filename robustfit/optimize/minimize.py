@@ -46,6 +46,10 @@ class _CallbackStop(BudgetExhausted):  # noqa: N818
         super().__init__("callback")
 
 
+# a line search whose bracket promises a decrease below this (relative to max(1, |f|))
+# gives up: near a minimum found to rounding, searches otherwise ran their 60 trials
+LINE_SEARCH_NOISE = 1e-15
+
 # points outside the bounds the first descent of a bounded run may ask for before it
 # hands over to L-BFGS-B, which lands on the bounds that are active (line searches
 # creeping towards a bound cost a dozen evaluations each)
@@ -375,7 +379,7 @@ class _Run:
                                converged=self._in_loop_test, max_iter=self.opts["max_iter"],
                                bundle=self.bundle, log=self.log, stage=stage,
                                on_iteration=self._on_iteration, refine=self._refine_gradient,
-                               max_move=max_move)
+                               max_move=max_move, rel_noise=LINE_SEARCH_NOISE)
             reason, iterations = out.reason, out.iterations
             if out.step_norms:
                 self.steps = out.step_norms
