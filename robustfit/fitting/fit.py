@@ -676,9 +676,6 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
     par = Parameterization(spec.dist, fixed_z, n_shapes + 2, nll.zmin if hasattr(
         nll, "zmin") else summary.zmin, nll.zmax if hasattr(nll, "zmax") else summary.zmax,
         cand.theta[:n_shapes], bounded=bounded, gap_floor=gap_floor)
-    if isinstance(nll, CensoredNLL):
-        par = Parameterization(spec.dist, fixed_z, n_shapes + 2, summary.zmin, summary.zmax,
-                               cand.theta[:n_shapes], bounded=False)
     t0 = par.to_t(cand.theta)
     if t0 is None and bounded:
         # an optimum reached under other constraints (a shape held, another target) may
@@ -713,14 +710,12 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
 
     per_obs = 1 if objective is not None else scale
     maxfev = maxfev or EVALS_PER_PARAMETER * (t0.size + 1)
-    censored = isinstance(nll, CensoredNLL)
     if race is not None:
         race = Race(RACE_ITERATIONS, race[0] / per_obs, race[1] / per_obs, race[2],
                     race[3])
     res = minimize_local(f, t0, maxfev=maxfev, hess_inv0=hess_inv0, race=race,
-                         edge=None if censored else (par.gap_positions(), np.log(EDGE_GAP)),
-                         deadline=deadline)
-    if not censored and not res.abandoned:
+                         edge=(par.gap_positions(), np.log(EDGE_GAP)), deadline=deadline)
+    if not res.abandoned:
         settled = settle_on_edge(par, f, res, maxfev, race=race, deadline=deadline)
         if res.heading_for_edge and settled is res:
             # the edge is not the optimum after all (it lies just inside): resume

@@ -231,6 +231,15 @@ class CensoredNLL:
         self.left, self.right, self.lo, self.hi = left, right, lo, hi
         self.n = uncensored.size
         self.nfev = 0
+        # the values the support must reach beyond: its lower end below every exact
+        # value, left-censoring point and interval top (a right-censoring point below
+        # it only contributes sf = 1), its upper end above every exact value,
+        # right-censoring point and interval bottom
+        below = np.concatenate([uncensored, left, hi])
+        above = np.concatenate([uncensored, right, lo])
+        every = np.concatenate([uncensored, left, right, lo, hi])
+        self.zmin = float(np.min(below if below.size else every))
+        self.zmax = float(np.max(above if above.size else every))
 
     def __call__(self, theta) -> float:
         self.nfev += 1
