@@ -21,7 +21,9 @@ def test_exceptions_become_recorded_bad_points():
             raise ValueError("negative")
         return float((x[0] + 1) ** 2 + x[1] ** 2)  # the minimum lies where f raises
 
-    res = robust_minimize(f, [4.0, 1.0])
+    # seeded: about 2 seeds in 1000 end 1e-6..1e-5 short along the domain's edge (still
+    # with success=False), as measured over seeds 0..1400 before and after 2026-11-23
+    res = robust_minimize(f, [4.0, 1.0], rng=0)
     assert res.fun == pytest.approx(1.0, abs=1e-6)  # the best point of the domain
     assert not res.success  # a gradient of 2 at the domain edge is no minimum
     bad = [e for e in res.events if e["kind"] == "bad_point"]
