@@ -224,8 +224,16 @@ def fit_into_support(dist, theta, fixed: dict, summary: SampleSummary,
             loc = summary.zmin - gap_lo - a * scale
         elif not ok_hi:
             loc = summary.zmax + gap_hi - b * scale
-        if np.isfinite(a) and np.isfinite(b) and not (loc + b * scale > summary.zmax):
-            return None
+        if np.isfinite(a) and np.isfinite(b) and not (
+                loc + a * scale < summary.zmin - floor and loc + b * scale > summary.zmax + floor):
+            # scale fixed and both ends finite: loc has a window, (zmax - b scale,
+            # zmin - a scale), narrower than the gaps above when the fixed scale is just
+            # wide enough for the data (arcsine or rdist at their true scale): its middle
+            lo_loc = summary.zmax + floor - b * scale
+            hi_loc = summary.zmin - floor - a * scale
+            if not lo_loc < hi_loc:
+                return None
+            loc = 0.5 * (lo_loc + hi_loc)
     elif si not in fixed:
         # loc fixed: grow the scale until the support covers the data, if it can
         need = []

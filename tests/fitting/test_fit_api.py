@@ -210,3 +210,18 @@ def test_censored_expon_with_free_loc_reaches_the_edge(loc, scale):
     assert res[0] == pytest.approx(edge, abs=1e-6 * scale)
     assert res[0] <= edge
     assert res[1] == pytest.approx(scale_mle, rel=1e-6)
+
+
+@pytest.mark.parametrize("name", ["arcsine", "rdist"])
+def test_fixed_scale_just_wide_enough_for_the_data(name):
+    # fscale at the true scale: loc has a window of width scale - range(x), far
+    # narrower than the gaps candidates were moved by, and no start was valid (NLL inf)
+    from scipy.stats._distr_params import distcont
+
+    dist = getattr(stats, name)
+    shapes = dict(distcont)[name]
+    x = 5.0 + 2.0 * dist.rvs(*shapes, size=1000, random_state=np.random.default_rng(1))
+    res = robustfit.fit(dist, x, fscale=2.0)
+    truth = -np.sum(dist.logpdf(x, *shapes, loc=5.0, scale=2.0))
+    assert res[-1] == 2.0 and np.isfinite(res.nll)
+    assert res.nll <= truth + 1e-9 * abs(truth)
