@@ -314,8 +314,13 @@ def _loguniform(x, fixed):
     widened by a few ulps so that rounding of the standardisation never leaves an
     observation outside."""
     a, b, (loc, scale) = fixed.get(0), fixed.get(1), _loc_scale(fixed, 2)
-    if loc is None or scale is None or a is not None or b is not None:
+    if loc is None or a is not None or b is not None:
         return None
+    if scale is None:
+        # scale free: s LogUniform(a, b) is LogUniform(s a, s b), a ridge of one and the
+        # same distribution; the member with scale 1 in the standardised coordinates is
+        # the one the fit reports (see .symmetries)
+        scale = 1.0
     u = (x - loc) / scale
     lo, hi = float(np.min(u)), float(np.max(u))
     if not 0 < lo < hi:

@@ -340,3 +340,20 @@ def test_powerlaw_fixed_loc_formula(a):
     np.testing.assert_allclose(ours[0], y.size / np.sum(np.log(y.max() / y)), rtol=1e-12)
     assert np.isfinite(stats.powerlaw.logpdf(x, *ours)).all()
     assert_not_worse(ours, stats.powerlaw, stats.powerlaw.fit(x, floc=1.0), x)
+
+
+@pytest.mark.parametrize(("loc", "scale"), [(3.0, 1.0), (0.0, 1.0), (1e6, 1e4)])
+def test_loguniform_with_fixed_loc_only(loc, scale):
+    # floc alone: the scale is a ridge of identical distributions (s LogUniform(a, b) =
+    # LogUniform(s a, s b)); every start lay outside the support and the fit ended with
+    # NLL inf. The canonical member: the data's spread as the scale, the shapes tight
+    z = stats.loguniform.rvs(0.01, 1.25, size=1000, random_state=np.random.default_rng(2))
+    x = loc + scale * z
+    res = robustfit.fit(stats.loguniform, x, floc=loc)
+    a, b, _, s = res
+    assert res.success and res.start == "closed_form"
+    np.testing.assert_allclose([a * s, b * s], [np.min(x - loc), np.max(x - loc)],
+                               rtol=1e-12)
+    assert np.isfinite(stats.loguniform.logpdf(x, *res)).all()
+    truth = -np.sum(stats.loguniform.logpdf(x, 0.01, 1.25, loc=loc, scale=scale))
+    assert res.nll <= truth
