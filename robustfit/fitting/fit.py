@@ -175,6 +175,8 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
             if not np.isfinite(nll):
                 theta, nll = _nudge_into_support(spec, theta, user_nll)
             if not np.isfinite(nll):
+                theta, nll = _widen_by_shapes(spec, theta, user_nll)
+            if not np.isfinite(nll):
                 success = False
                 message = "the optimum lies on the edge of the support in float64"
     return FitResult(theta, dist=spec.dist, names=spec.names, nll=nll, success=success,
@@ -254,6 +256,62 @@ def _nudge_into_support(spec: FitSpec, theta, nll):
         val = nll(trial)
         if np.isfinite(val):
             return trial, val
+    return theta, nll(theta)
+
+
+def _widen_by_shapes(spec: FitSpec, theta, nll):
+    """Move free shapes that set an end of the support (truncnorm's a and b,
+    truncpareto's c) outward, in steps growing from one ulp, where loc and scale could
+    not take an extreme observation back inside: with the scale fixed at a large
+    magnitude, or both ends on extreme observations (then a free scale shrinks with
+    them where it alone sets the lower end's gap)."""
+    cur = np.array(theta, dtype=float)
+    n_shapes = cur.size - 2
+    try:
+        a, b = support(spec.dist, tuple(cur[:n_shapes]))
+    except Exception:
+        return theta, nll(theta)
+    outward = {}
+    for j in range(n_shapes):
+        if j in spec.fixed:
+            continue
+        for sign in (1.0, -1.0):
+            probe = cur[:n_shapes].copy()
+            probe[j] += sign * 1e-6 * max(1.0, abs(probe[j]))
+            try:
+                a2, b2 = support(spec.dist, tuple(probe))
+            except Exception:
+                continue
+            if (a2 < a and not b2 < b) or (b2 > b and not a2 > a):
+                outward[j] = sign
+                break
+    if not outward:
+        return theta, nll(theta)
+    loc, scale = cur[-2], cur[-1]
+    # with loc fixed, a lower end at loc + a*scale (a > 0) comes back below the smallest
+    # observation as the scale shrinks (truncpareto: scale *is* the lower end's gap)
+    shrink = (spec.scale_index not in spec.fixed and spec.loc_index in spec.fixed
+              and np.isfinite(a) and a > 0 and not loc + a * scale < nll.zmin)
+    # with loc free, the lower end goes below it with loc, the shapes keeping the upper
+    lower_loc = (spec.loc_index not in spec.fixed and np.isfinite(a)
+                 and not loc + a * scale < nll.zmin)
+    eps = np.finfo(float).eps
+    for k in range(40):
+        step = eps * 2.0 ** k
+        trial = cur.copy()
+        for j, sign in outward.items():
+            trial[j] = cur[j] + sign * step * max(1.0, abs(cur[j]))
+        if shrink:
+            trial[-1] = min(scale, (nll.zmin - loc) / a) * (1.0 - step)
+        val = nll(trial)
+        if np.isfinite(val):
+            return trial, val
+        if lower_loc:
+            trial[-2] = (min(loc, nll.zmin - a * scale)
+                         - step * max(abs(loc), abs(nll.zmin), scale))
+            val = nll(trial)
+            if np.isfinite(val):
+                return trial, val
     return theta, nll(theta)
 
 

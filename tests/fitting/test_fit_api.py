@@ -225,3 +225,25 @@ def test_fixed_scale_just_wide_enough_for_the_data(name):
     truth = -np.sum(dist.logpdf(x, *shapes, loc=5.0, scale=2.0))
     assert res[-1] == 2.0 and np.isfinite(res.nll)
     assert res.nll <= truth + 1e-9 * abs(truth)
+
+
+@pytest.mark.parametrize(("name", "kwds"), [("truncnorm", {"fscale": 1e4}),
+                                            ("truncweibull_min", {"fscale": 1e-6}),
+                                            ("truncpareto", {"floc": 3.0})])
+def test_support_ends_set_by_shapes_stay_outside_the_data(name, kwds):
+    # the optimum has the support's ends on the extreme observations; mapped back to
+    # user units, rounding put one outside (NLL inf, success=False) where loc and scale
+    # could not move it back: a shape that sets that end now moves outward by ulps
+    from scipy.stats._distr_params import distcont
+
+    dist = getattr(stats, name)
+    shapes = dict(distcont)[name]
+    loc, scale = (1e6, 1e4) if "fscale" in kwds and kwds["fscale"] == 1e4 else (
+        (-1e-3, 1e-6) if "fscale" in kwds else (3.0, 1.0))
+    from benchmarks.fit_cases import sample  # scipy's acceptance sample, as scanned
+
+    x = loc + scale * sample(dist, shapes, 1000)
+    res = robustfit.fit(dist, x, **kwds)
+    assert np.isfinite(res.nll) and np.isfinite(dist.logpdf(x, *res)).all()
+    truth = -np.sum(dist.logpdf(x, *shapes, loc=loc, scale=scale))
+    assert res.nll <= truth + 1e-9 * abs(truth)
