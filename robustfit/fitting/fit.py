@@ -27,7 +27,7 @@ from .spec import FitSpec, parse_fit_arguments, shape_integrality
 from .standardize import Standardizer
 from .start_choice import cover_regimes, distinct
 from .sufficient import sufficient_statistic_fit
-from .symmetries import canonical_scale
+from .symmetries import absorbs_fixed_scale, at_scale, canonical_scale
 from .unimodal import single_maximum
 
 SCORE_SIZE = 2000  # observations used to rank starting candidates
@@ -430,6 +430,18 @@ def _stratified(z: np.ndarray, size: int, rng) -> np.ndarray:
 
 
 def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor: float):
+    if absorbs_fixed_scale(spec.dist, fixed_z, spec.n_shapes):
+        # loguniform with fscale: the shapes absorb any scale, so the fixed one constrains
+        # nothing; held, it left the likelihood unbounded towards the support's lower end
+        # and the fit stopped 192 units above the truth. Fitted free, then moved along
+        # the ridge of identical distributions to the fixed scale
+        target = fixed_z[spec.n_shapes + 1]
+        free = {k: v for k, v in fixed_z.items() if k != spec.n_shapes + 1}
+        theta, nll, success, message, start, attempts = _fit_standardized(
+            spec, zd, free, rng, gap_floor)
+        return (at_scale(spec.dist, theta, target), nll, success,
+                f"{message}; moved along the family's scale symmetry to the fixed scale",
+                start, attempts)
     dist = spec.dist
     n_shapes = spec.n_shapes
     z_all = zd.finite_values()

@@ -72,3 +72,32 @@ def canonical_scale(dist, theta, fixed: dict) -> np.ndarray | None:
     out[:n_shapes] = absorb(tuple(out[:n_shapes].tolist()), float(out[-1]))
     out[-1] = 1.0
     return out if np.all(np.isfinite(out)) else None
+
+
+def absorbs_fixed_scale(dist, fixed: dict, n_shapes: int) -> bool:
+    """Whether a fixed scale is no constraint at all: the family absorbs the scale into
+    shapes none of which is fixed (the fit then runs with the scale free and moves the
+    result along the ridge to the fixed scale, :func:`at_scale`)."""
+    entry = _ABSORBS_SCALE.get(getattr(dist, "name", None))
+    if entry is None or not type(dist).__module__.startswith("scipy."):
+        return False
+    return n_shapes + 1 in fixed and not any(j in fixed for j in entry[1])
+
+
+def at_scale(dist, theta, scale: float) -> np.ndarray:
+    """``theta`` moved along the ridge of identical distributions to ``scale``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> at_scale(stats.loguniform, np.array([0.5, 8.0, -0.2, 1.0]), 2.0).tolist()
+    [0.25, 4.0, -0.2, 2.0]
+    """
+    absorb, _ = _ABSORBS_SCALE[dist.name]
+    out = np.array(theta, dtype=float)
+    n_shapes = out.size - 2
+    unit = absorb(tuple(out[:n_shapes].tolist()), float(out[-1]))  # the shapes at scale 1
+    out[:n_shapes] = absorb(unit, 1.0 / scale)
+    out[-1] = scale
+    return out

@@ -357,3 +357,20 @@ def test_loguniform_with_fixed_loc_only(loc, scale):
     assert np.isfinite(stats.loguniform.logpdf(x, *res)).all()
     truth = -np.sum(stats.loguniform.logpdf(x, 0.01, 1.25, loc=loc, scale=scale))
     assert res.nll <= truth
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e4])
+def test_loguniform_with_fixed_scale_is_the_free_fit_moved_along_the_ridge(scale):
+    # s LogUniform(a, b) = LogUniform(s a, s b): a fixed scale constrains nothing. Held,
+    # it left the likelihood unbounded towards the lower end; the fit stopped 192 units
+    # above the truth and said success=True
+    z = stats.loguniform.rvs(0.01, 1.25, size=1000, random_state=np.random.default_rng(4))
+    x = scale * z
+    free = robustfit.fit(stats.loguniform, x)
+    held = robustfit.fit(stats.loguniform, x, fscale=0.5 * scale)
+    assert held[3] == 0.5 * scale and held.success
+    assert held.nll == pytest.approx(free.nll, rel=1e-12, abs=1e-9)
+    np.testing.assert_allclose([held[0] * held[3], held[1] * held[3], held[2]],
+                               [free[0] * free[3], free[1] * free[3], free[2]], rtol=1e-10)
+    truth = -np.sum(stats.loguniform.logpdf(x, 0.01, 1.25, scale=scale))
+    assert held.nll <= truth
