@@ -208,15 +208,16 @@ class ScaledProblem:
         if scheme == "central":
             fp, hp = at(h)
             fm, hm = at(-h)
-            if fp is not None and fm is not None and np.isfinite(fp) and np.isfinite(fm):
+            if (fp is not None and fm is not None and np.isfinite(fp) and np.isfinite(fm)
+                    and hp != hm):
                 return (fp - fm) / (hp - hm)
             for fv, hv in ((fp, hp), (fm, hm)):
-                if fv is not None and np.isfinite(fv):
+                if fv is not None and np.isfinite(fv) and hv != 0:
                     return (fv - f) / hv
             return None
         for step in (h, -h):
             fv, hv = at(step)
-            if fv is not None and np.isfinite(fv):
+            if fv is not None and np.isfinite(fv) and hv != 0:
                 return (fv - f) / hv
         return None
 
