@@ -133,7 +133,7 @@ def _second_differences(p: ScaledProblem, z: np.ndarray, f: float, V: np.ndarray
 
 def newton_decrement_test(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarray,
                           gtol: float, free: np.ndarray | None = None) -> NewtonCheck | None:
-    """The Newton-decrement test at ``z`` (unbounded problems); None when not tried.
+    """The Newton-decrement test at ``z``; None when not tried.
 
     Not tried above :data:`MAX_DIMENSION` variables, within a finite-difference step of
     a bound (an active constraint: the unconstrained model does not apply), or without
