@@ -65,7 +65,6 @@ GAP_ULPS = 2.0
 SUFFICIENT_SIZE = 100_000  # from this size, fits that follow from a few sums skip the rest
 
 
-
 class _Local(NamedTuple):
     """What one local optimisation from a start (:func:`_optimize_from`) ended with."""
 
@@ -175,8 +174,6 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
             if not np.isfinite(nll):
                 theta, nll = _nudge_into_support(spec, theta, user_nll)
             if not np.isfinite(nll):
-                theta, nll = _widen_by_shapes(spec, theta, user_nll)
-            if not np.isfinite(nll):
                 success = False
                 message = "the optimum lies on the edge of the support in float64"
     return FitResult(theta, dist=spec.dist, names=spec.names, nll=nll, success=success,
@@ -217,11 +214,12 @@ def _sufficient_statistics_path(spec: FitSpec, data) -> FitResult | None:
 
 def _nudge_into_support(spec: FitSpec, theta, nll):
     """Move a free loc / scale outward where rounding of the map back to user units left
-    an extreme observation on (or past) an edge of the support; steps grow from one ulp."""
+    an extreme observation on (or past) an edge of the support; steps grow from one ulp.
+    Where they cannot, the shapes that set an end try (:func:`_widen_by_shapes`)."""
     free_loc = spec.loc_index not in spec.fixed
     free_scale = spec.scale_index not in spec.fixed
     if not (free_loc or free_scale):
-        return theta, nll(theta)
+        return _widen_by_shapes(spec, theta, nll)
     cur = np.array(theta, dtype=float)
     a, b = support(spec.dist, tuple(cur[:-2]))
     loc, scale = cur[-2], cur[-1]
@@ -256,7 +254,7 @@ def _nudge_into_support(spec: FitSpec, theta, nll):
         val = nll(trial)
         if np.isfinite(val):
             return trial, val
-    return theta, nll(theta)
+    return _widen_by_shapes(spec, theta, nll)
 
 
 def _widen_by_shapes(spec: FitSpec, theta, nll):

@@ -61,27 +61,29 @@ def canonical_scale(dist, theta, fixed: dict) -> np.ndarray | None:
     ...                  stats.loguniform.logpdf(x, *canon), rtol=1e-14))
     True
     """
+    entry = _absorbing(dist)
+    n_shapes = len(theta) - 2
+    if entry is None or n_shapes + 1 in fixed or any(j in fixed for j in entry[1]):
+        return None
+    out = at_scale(dist, theta, 1.0)
+    return out if np.all(np.isfinite(out)) else None
+
+
+def _absorbing(dist):
+    """The family's entry of ``_ABSORBS_SCALE`` (scipy's own families only), or None."""
     entry = _ABSORBS_SCALE.get(getattr(dist, "name", None))
     if entry is None or not type(dist).__module__.startswith("scipy."):
         return None
-    absorb, moving = entry
-    out = np.array(theta, dtype=float)
-    n_shapes = out.size - 2
-    if n_shapes + 1 in fixed or any(j in fixed for j in moving):
-        return None
-    out[:n_shapes] = absorb(tuple(out[:n_shapes].tolist()), float(out[-1]))
-    out[-1] = 1.0
-    return out if np.all(np.isfinite(out)) else None
+    return entry
 
 
 def absorbs_fixed_scale(dist, fixed: dict, n_shapes: int) -> bool:
     """Whether a fixed scale is no constraint at all: the family absorbs the scale into
     shapes none of which is fixed (the fit then runs with the scale free and moves the
     result along the ridge to the fixed scale, :func:`at_scale`)."""
-    entry = _ABSORBS_SCALE.get(getattr(dist, "name", None))
-    if entry is None or not type(dist).__module__.startswith("scipy."):
-        return False
-    return n_shapes + 1 in fixed and not any(j in fixed for j in entry[1])
+    entry = _absorbing(dist)
+    return (entry is not None and n_shapes + 1 in fixed
+            and not any(j in fixed for j in entry[1]))
 
 
 def at_scale(dist, theta, scale: float) -> np.ndarray:

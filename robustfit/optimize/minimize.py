@@ -193,8 +193,9 @@ class _Run:
         # coordinates along which some gradient seen so far was non-zero
         self.varied = np.zeros(self.n, dtype=bool)
         self.plateau: list[int] = []  # coordinates of the last plateau found
-        # a plateau withholds success until a run off it has been tried (unbounded BFGS;
-        # the first run, and the exploring ones, which start far from the best point)
+        # a plateau withholds success until a run off it has been tried: checked in the
+        # first descent (and the L-BFGS-B stage after it, with bounds) and in the
+        # exploring runs, which start far from the best point
         self.check_plateaus = inp.method in ("auto", "bfgs")
 
     # -- stages ---------------------------------------------------------------------
@@ -366,12 +367,11 @@ class _Run:
                       yield_at_bounds: bool = False) -> None:
         self.guard.stage = stage
         g = self.p.grad(z, f)
-        if g is not None:
-            self.varied |= np.isfinite(g) & (g != 0)
         if g is None:
             self.log.add(stage, "stage_end", outcome="no gradient at the start point")
             self.verdict = Verdict(False, np.inf, "no gradient")
             return
+        self.varied |= np.isfinite(g) & (g != 0)
         f_start = f
         self.p.outside_limit = self.p.outside + BOUND_PRESSES if yield_at_bounds else None
         try:
@@ -383,7 +383,7 @@ class _Run:
             reason, iterations = out.reason, out.iterations
             if out.step_norms:
                 self.steps = out.step_norms
-        except OutsideLimit:
+        except OutsideLimit:  # (its iterations are not counted)
             reason, iterations = "pressing on the bounds", 0
         finally:
             self.p.outside_limit = None

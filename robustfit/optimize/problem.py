@@ -8,6 +8,9 @@ Gradient guard: an analytic (or JAX) gradient that raises or is non-finite at a 
 replaced there by finite differences; after three such points, or when
 :meth:`ScaledProblem.check_gradient` finds it disagrees with central differences, the
 analytic gradient is dropped for the rest of the run. Both are recorded in the log.
+
+With bounds the box is the domain: :meth:`ScaledProblem.value` answers inf outside it
+without calling ``f`` (and counts such points, see ``outside_limit``).
 """
 
 from __future__ import annotations
