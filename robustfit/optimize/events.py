@@ -28,6 +28,9 @@ class EventLog:
 
     def __init__(self, keep: int = 5):
         self.keep = keep
+        # values the optimiser measured in a unit of its own (see
+        # GuardedObjective.set_unit) are recorded in the user's units
+        self.value_unit = 1.0
         self._events: list[dict[str, Any]] = []
         self.counts: Counter[str] = Counter()
 
@@ -36,6 +39,9 @@ class EventLog:
         self.counts[kind] += 1
         if kind in _CAPPED and self.counts[kind] > self.keep:
             return
+        if self.value_unit != 1.0:
+            for key in _VALUE_KEYS.intersection(info):
+                info[key] = info[key] * self.value_unit
         self._events.append({"stage": stage, "kind": kind, **info})
 
     def as_list(self) -> list[dict[str, Any]]:
@@ -49,4 +55,5 @@ class EventLog:
         return out
 
 
+_VALUE_KEYS = frozenset({"f", "f_start", "f_best"})
 _CAPPED = ("bad_point", "bad_gradient", "curvature_skip", "hessian_reset")

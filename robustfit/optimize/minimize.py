@@ -50,6 +50,12 @@ class _CallbackStop(BudgetExhausted):  # noqa: N818
 # gives up: near a minimum found to rounding, searches otherwise ran their 60 trials
 LINE_SEARCH_NOISE = 1e-15
 
+EPS = np.finfo(float).eps
+
+# exploring runs (see options["explore"]) made where every local stage, and Powell
+# from x0, ended without passing a test
+EXPLORE_ON_FAILURE = 4
+
 # points outside the bounds the first descent of a bounded run may ask for before it
 # hands over to L-BFGS-B, which lands on the bounds that are active (line searches
 # creeping towards a bound cost a dozen evaluations each)
@@ -193,6 +199,8 @@ class _Run:
         # coordinates along which some gradient seen so far was non-zero
         self.varied = np.zeros(self.n, dtype=bool)
         self.plateau: list[int] = []  # coordinates of the last plateau found
+        self._start_gradient: tuple[np.ndarray, np.ndarray] | None = None
+        self.start_scale = problem.scale.copy()
         # a plateau withholds success until a run off it has been tried: checked in the
         # first descent (and the L-BFGS-B stage after it, with bounds) and in the
         # exploring runs, which start far from the best point
@@ -208,17 +216,59 @@ class _Run:
                 self.detail = "fun was NaN/inf or raised at x0 and at every point tried nearby"
                 return
         method = self.inp.method
+        self._start_gradient = None
+        f0 = self._set_value_unit(z0, f0, with_gradient=method not in ("nelder-mead",
+                                                                          "powell"))
         if method in ("nelder-mead", "powell"):
             self._scipy_stage(method, z0)
         elif self.bounded or method == "l-bfgs-b":
             self._bounded_stages(z0, f0)
         else:
             self._bfgs_stages(z0, f0)
-        if self.opts["explore"] and method not in ("nelder-mead", "powell"):
-            self._explore(z0)
+        if method not in ("nelder-mead", "powell"):
+            if self.opts["explore"]:
+                self._explore(z0, self.opts["explore"])
+            elif self.verdict is not None and not self.verdict.passed:
+                self._after_failure(z0)
         if self.verdict is not None and not self.verdict.passed and not self.detail:
             self.detail = (f"last test: {self.verdict.test}, measure "
                            f"{self.verdict.measure:.2e} > gtol")
+
+    def _set_value_unit(self, z0, f0, with_gradient: bool) -> float:
+        """Measure ``f`` in a unit of the problem's own, so that the tests' absolute
+        floors (``max(1, |f|)``) do not make small objectives trivially stationary.
+
+        The unit is ``min(1, max(|f0|, max_i |g_i| size_i))``: the size of ``f`` at the
+        start, or the change of ``f`` to first order when each variable moves by its own
+        size, whichever is larger (and 1 where ``f0`` is zero to rounding). An objective
+        whose values are of order one or more is unchanged; one multiplied by ``c < 1``
+        is seen as it was before (Rosenbrock times 1e-8 was certified at its start,
+        where its gradient was 2e-6). Returns ``f0`` in the new unit.
+        """
+        size = abs(f0)
+        if with_gradient:
+            g = self.p.grad(z0, f0)
+            if g is not None:
+                reach = np.maximum(np.abs(z0), self.p.typical)
+                change = float(np.max(np.abs(g) * reach))
+                if size <= EPS * change:
+                    # f is zero at the start to rounding (a start at a zero-residual
+                    # minimiser: MGH's Gulf from 10 x0, f = 1e-30): its size says
+                    # nothing, and a forward-difference gradient there is truncation
+                    # error, no scale either
+                    return f0
+                size = max(size, change)
+                self._start_gradient = (np.array(z0), g)
+        unit = min(1.0, size)
+        if not (np.isfinite(unit) and unit > 0) or unit == 1.0:
+            return f0
+        self.guard.set_unit(unit)
+        self.log.value_unit = unit
+        self.log.add("start", "value_unit", unit=unit,
+                     reason="f is measured relative to its size at the start")
+        if self._start_gradient is not None:
+            self._start_gradient = (self._start_gradient[0], self._start_gradient[1] / unit)
+        return f0 / unit
 
     def _finite_start(self, z0):
         self.log.add("start", "bad_start", action="searching nearby for a finite value")
@@ -287,8 +337,37 @@ class _Run:
                 zb, fb = self._best()
                 self._bfgs_attempt("bfgs after polish", zb, fb)
 
-    def _explore(self, z0) -> None:
-        """``options["explore"]`` local runs from the best point thrown about as far as
+    def _after_failure(self, z0) -> None:
+        """Every local stage ended uncertified: the valley the gradient leads into from
+        the start may be one that BFGS cannot finish. MGH's Osborne 1 from 10 x0 runs
+        into a degenerate one (two amplitudes of +-68 cancelling, a decay rate at 0),
+        and Powell's derivative-free directions from ``x0`` keep out of it; Meyer from
+        10 x0 runs a scale factor to 1e-13, and a far start finds the minimum. So:
+        Powell from ``x0``, a local run from its point if that is the best so far, then
+        exploring runs until one is certified."""
+        self.log.add("after failure", "strategy", reason="no local stage passed a test",
+                     action=f"Powell from x0, then up to {EXPLORE_ON_FAILURE} runs from "
+                     "far starts")
+        f_before = self.guard.best_f
+        if not self.bounded:
+            self._rescale(self.start_scale)  # (z0 is in the scale of the start)
+        self._scipy_stage("powell", z0, stage="Powell from x0")
+        if self.verdict.passed:
+            return
+        if self.guard.best_f < f_before:
+            if not self.bounded:
+                self._rescale()  # (the scale restarts chose fitted the valley left)
+            zb, fb = self._best()
+            if self.bounded:
+                self._scipy_stage("l-bfgs-b", zb, stage="after Powell from x0")
+            else:
+                self._bfgs_attempt("after Powell from x0", zb, fb)
+            if self.verdict.passed:
+                return
+        self._explore(z0, EXPLORE_ON_FAILURE, until_passed=True)
+
+    def _explore(self, z0, runs: int, until_passed: bool = False) -> None:
+        """``runs`` local runs from the best point thrown about as far as
         the whole way from ``x0`` to it (and at least half its magnitude): where a
         problem has several minima, the landscape's scale is the one the first descent
         crossed. Each run keeps what it finds only if it is better; running out of
@@ -299,12 +378,14 @@ class _Run:
         # an exploring run ends on is not certified
         self.check_plateaus = not self.bounded
         try:
-            self._explore_runs(z0, bounds)
+            self._explore_runs(z0, bounds, runs, until_passed)
         finally:
             self.check_plateaus = False
 
-    def _explore_runs(self, z0, bounds) -> None:
-        for k in range(1, self.opts["explore"] + 1):
+    def _explore_runs(self, z0, bounds, runs: int, until_passed: bool) -> None:
+        for k in range(1, runs + 1):
+            if until_passed and self.verdict.passed:
+                return
             zb, fb = self._best()
             verdict = self.verdict
             journey = float(np.linalg.norm(zb - z0)) / math.sqrt(self.n)
@@ -350,11 +431,13 @@ class _Run:
                      test=self.verdict.test, measure=self.verdict.measure,
                      passed=self.verdict.passed)
 
-    def _rescale(self) -> None:
-        """Scale by the best point's magnitude: a start at 1e8 says little about x*."""
+    def _rescale(self, new: np.ndarray | None = None) -> None:
+        """Scale by the best point's magnitude (a start at 1e8 says little about x*), or
+        by ``new``."""
         if self.user_scale:
             return
-        new = np.maximum(1.0, np.abs(self.guard.best_x))
+        if new is None:
+            new = np.maximum(1.0, np.abs(self.guard.best_x))
         if np.any(np.abs(np.log10(new / self.p.scale)) > 1):
             shrink = float(np.median(self.p.scale / new))
             self.p.set_scale(new)
@@ -366,7 +449,11 @@ class _Run:
     def _bfgs_attempt(self, stage: str, z, f, max_move: float = np.inf,
                       yield_at_bounds: bool = False) -> None:
         self.guard.stage = stage
-        g = self.p.grad(z, f)
+        start, self._start_gradient = self._start_gradient, None
+        if start is not None and np.array_equal(start[0], z):
+            g = start[1]
+        else:
+            g = self.p.grad(z, f)
         if g is None:
             self.log.add(stage, "stage_end", outcome="no gradient at the start point")
             self.verdict = Verdict(False, np.inf, "no gradient")

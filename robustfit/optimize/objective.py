@@ -46,6 +46,11 @@ class GuardedObjective:
     The lowest finite value seen and its point are kept in ``best_f`` / ``best_x``, and
     each improvement is appended to ``history`` as ``(nfev, f)``.
 
+    The optimiser may measure values in a ``unit`` of its own (:meth:`set_unit`): the
+    guard then returns ``f / unit`` and ``g / unit``, and ``best_f`` is in that unit,
+    while ``best_value``, ``best_grad`` and ``history`` stay in the user's units (so
+    the result's ``fun`` is exactly ``f(x)``).
+
     Parameters
     ----------
     fun : callable
@@ -84,10 +89,20 @@ class GuardedObjective:
         self.nfev = 0
         self.best_x: np.ndarray | None = None
         self.best_f = np.inf
+        self.best_value = np.inf
+        self.unit = 1.0
         self.best_grad: np.ndarray | None = None
         self.history: list[tuple[int, float]] = []
         self.last_grad: np.ndarray | None = None
         self.n_bad = 0
+
+    def set_unit(self, unit: float) -> None:
+        """Measure values (and gradients) in ``unit`` from now on; ``best_f`` follows."""
+        if not (np.isfinite(unit) and unit > 0):
+            raise ValueError(f"unit must be positive and finite, got {unit!r}")
+        self.unit = float(unit)
+        if np.isfinite(self.best_value):
+            self.best_f = self.best_value / self.unit
 
     def charge(self) -> None:
         """Raise :class:`BudgetExhausted` if another evaluation would break the budget."""
@@ -117,11 +132,17 @@ class GuardedObjective:
         if not np.isfinite(f):
             self._bad(x, f"non-finite value {f!r}")
             return np.inf, None
+        value = f
+        if self.unit != 1.0:
+            f = value / self.unit
+            grad_user, grad = grad, None if grad is None else grad / self.unit
+        else:
+            grad_user = grad
         self.last_grad = grad
         if f < self.best_f:
-            self.best_f, self.best_x = f, x
-            self.best_grad = grad
-            self.history.append((self.nfev, f))
+            self.best_f, self.best_value, self.best_x = f, value, x
+            self.best_grad = grad_user
+            self.history.append((self.nfev, value))
         return f, grad
 
     def __call__(self, x: np.ndarray) -> float:

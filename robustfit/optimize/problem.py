@@ -160,6 +160,8 @@ class ScaledProblem:
                 return self._bad_gradient(f"{type(exc).__name__}: {exc}"[:200])
         if g is None or not np.all(np.isfinite(g)):
             return self._bad_gradient("non-finite gradient")
+        if not self.guard.returns_grad:
+            g = g / self.guard.unit  # (the guard divides the gradients it returns)
         return g * self.scale
 
     def _bad_gradient(self, reason: str) -> None:

@@ -28,7 +28,7 @@ def build_result(*, guard, x0, stop_reason, verdict, nit, njev, restarts, log,
         x, fun, status = np.array(x0, dtype=float), np.nan, 6
         message = STATUS[6] + (f"; {detail}" if detail else "")
     else:
-        x, fun = guard.best_x.copy(), float(guard.best_f)
+        x, fun = guard.best_x.copy(), float(guard.best_value)
         if verdict is not None and verdict.passed:
             status = 0
             message = f"converged: {verdict.test} (measure {verdict.measure:.2e})"

@@ -1,0 +1,83 @@
+"""Small objectives: the stopping tests measure f in a unit of the problem's own.
+
+With an absolute floor (``max(1, |f|)``) an objective multiplied by 1e-8 was called
+stationary at its start; these tests pin that f's scale does not decide success.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import rosen, rosen_der
+
+from robustfit import robust_minimize
+from robustfit.optimize.events import EventLog
+from robustfit.optimize.objective import GuardedObjective
+
+
+@pytest.mark.parametrize("factor", [1e-4, 1e-8, 1e-12, 1e-30])
+@pytest.mark.parametrize("analytic", [False, True])
+def test_scaled_rosenbrock_is_solved_not_stopped_at_the_start(factor, analytic):
+    jac = (lambda x: factor * rosen_der(x)) if analytic else None
+    res = robust_minimize(lambda x: factor * rosen(x), [-1.2, 1.0], jac=jac, rng=0)
+    assert res.success, res.message
+    np.testing.assert_allclose(res.x, [1.0, 1.0], atol=1e-4)
+    assert res.fun == factor * rosen(res.x)  # fun is f(x) in the user's units, exactly
+    assert res.best_history[0][1] == factor * rosen(np.array([-1.2, 1.0]))
+
+
+@settings(max_examples=15, deadline=None)
+@given(log_factor=st.floats(-20, 0), shift=st.floats(-3, 3))
+def test_success_does_not_depend_on_the_unit_of_f(log_factor, shift):
+    """A quadratic bowl times any factor: success only at the minimum."""
+    centre = np.array([shift, 2.0, -1.0])
+    weights = np.array([1.0, 30.0, 0.1])
+    factor = 10.0 ** log_factor
+
+    def f(x):
+        d = np.asarray(x) - centre
+        return factor * float(d @ (weights * d))
+
+    x0 = np.array([4.0, -3.0, 5.0])
+    res = robust_minimize(f, x0, rng=0)
+    assert res.success, res.message
+    assert res.fun <= 1e-9 * f(x0)  # (f* = 0: the same relative accuracy at any factor)
+    np.testing.assert_allclose(res.x, centre, atol=1e-3)
+
+
+def test_events_report_values_in_the_users_units():
+    factor = 1e-9
+    res = robust_minimize(lambda x: factor * rosen(x), [-1.2, 1.0], rng=0)
+    units = [e for e in res.events if e["kind"] == "value_unit"]
+    assert len(units) == 1 and 0 < units[0]["unit"] < 1
+    ends = [e for e in res.events if e["kind"] == "stage_end"]
+    assert ends and ends[-1]["f_best"] == pytest.approx(res.fun, rel=1e-12)
+
+
+def test_a_start_at_a_zero_of_f_keeps_the_unit_one():
+    # f is 0 at the start to rounding: its size is no scale (and the forward
+    # differences there are truncation error), so no unit is set
+    res = robust_minimize(lambda x: float(np.sum((x - 1.0) ** 2)), [1.0, 1.0], rng=0)
+    assert res.success
+    assert not [e for e in res.events if e["kind"] == "value_unit"]
+
+
+def test_guard_unit_divides_values_and_gradients_but_not_the_record():
+    guard = GuardedObjective(lambda x: (4.0 * float(x @ x), 8.0 * x), returns_grad=True)
+    assert guard.evaluate(np.array([1.0, 1.0]))[0] == 8.0
+    guard.set_unit(4.0)
+    assert guard.best_f == 2.0 and guard.best_value == 8.0
+    f, g = guard.evaluate(np.array([0.5, 0.0]))
+    assert f == 0.25 and np.array_equal(g, [1.0, 0.0])
+    assert guard.best_value == 1.0 and np.array_equal(guard.best_grad, [4.0, 0.0])
+    assert guard.history == [(1, 8.0), (2, 1.0)]
+    with pytest.raises(ValueError, match="unit"):
+        guard.set_unit(0.0)
+
+
+def test_event_log_converts_value_keys_only():
+    log = EventLog()
+    log.value_unit = 1e-3
+    log.add("s", "stage_end", f_best=2.0, f_start=4.0, measure=5.0)
+    (event,) = log.as_list()
+    assert event["f_best"] == 2e-3 and event["f_start"] == 4e-3 and event["measure"] == 5.0
