@@ -93,8 +93,9 @@ def robust_minimize(fun: Callable, x0, args: tuple = (), jac=None, bounds=None, 
     bounds : sequence of (min, max) or scipy.optimize.Bounds, optional
     method : {"auto", "bfgs", "l-bfgs-b", "nelder-mead", "powell"}
         "auto": guarded BFGS with restarts and polish (with bounds: guarded BFGS inside
-        them, then L-BFGS-B, restarts and Powell); "l-bfgs-b": the bounded stages
-        without the guarded BFGS.
+        them, then L-BFGS-B, restarts and Powell), and where none of these passed a
+        test, Powell from ``x0`` and up to four exploring runs; "l-bfgs-b": the bounded
+        stages without the guarded BFGS.
     maxfev : int, optional
         Hard limit on calls of ``fun`` (default ``5000 * (n + 1)``).
     maxtime : float, optional
@@ -117,7 +118,10 @@ def robust_minimize(fun: Callable, x0, args: tuple = (), jac=None, bounds=None, 
         :math:`\max_i |g_i| \max(1,|x_i|/s_i) / \max(1,|f|) \le` gtol, a short convex
         combination of gradients sampled near ``x``, or a Newton decrement
         :math:`g^T H^{-1} g / 2 \le 0.1\,\mathrm{gtol}\,|f|` with a positive definite
-        finite-difference Hessian), ``status``,
+        finite-difference Hessian; values are measured in a unit of the problem's own,
+        ``min(1, max(|f(x0)|, first-order change of f over each variable's size))``,
+        and a pass that holds only thanks to the floor of 1 is checked by the Newton
+        model), ``status``,
         ``message``, ``nfev``, ``njev``, ``nit``, ``restarts``, ``events`` (list of dicts,
         each with ``stage`` and ``kind``), ``best_history`` (``(nfev, f)`` at each
         improvement), ``jac``, ``stationarity``.
