@@ -157,6 +157,19 @@ def minimize_local(f, t0, *, maxfev: int = 3000, xtol: float = 1e-9,
                                     _EdgeWatch(*edge)) if w is not None]
             bfgs = _bfgs_stage(tracker, t0, hess_inv0, callback=_all_of(watchers))
             msgs.append(f"BFGS: {bfgs.message}")
+            if not bfgs.success and bfgs.iterations == 0:
+                # not one step from the start: its gradient is noise. Starts at a
+                # family's limiting member sit where scipy switches to a special-case
+                # formula (kappa4 at h = k = 0, the Gumbel): next to it the general
+                # one cancels, and the likelihood jitters by 4e-5 over steps of 1e-8
+                for sign in (1.0, -1.0):  # (one side may leave the support)
+                    nudged = t0 + sign * START_NUDGE * np.maximum(1.0, np.abs(t0))
+                    if np.isfinite(tracker(nudged)):
+                        bfgs = _bfgs_stage(tracker, nudged, hess_inv0,
+                                           callback=_all_of(watchers))
+                        msgs.append(f"BFGS from the start nudged by {sign * START_NUDGE:g}"
+                                    f": {bfgs.message}")
+                        break
             converged = bool(bfgs.success)
             hess_inv = getattr(bfgs, "hess_inv", None)
             if watch is not None:
@@ -416,6 +429,8 @@ def _nelder_mead_stage(tracker, t0, xtol, msgs) -> bool:
 
 
 INITIAL_HESSIAN = True
+# relative move of every coordinate of a start from which BFGS could not take a step
+START_NUDGE = 1e-2
 # the largest change of an unconstrained coordinate (log scale, log gap, transformed
 # shape) in one BFGS iteration: a factor e^4 ~ 55; on flat ridges (ncf's dfn) the line
 # search would otherwise double its step into regions where each density takes seconds
@@ -512,6 +527,7 @@ class _StageResult:
     success: bool
     message: str
     hess_inv: np.ndarray | None
+    iterations: int = 0
 
 
 def _bfgs_stage(tracker, t0, hess_inv0=None, central: bool = False, callback=None):
@@ -532,4 +548,4 @@ def _bfgs_stage(tracker, t0, hess_inv0=None, central: bool = False, callback=Non
                        rel_noise=LINE_SEARCH_NOISE)
     return _StageResult(out.reason == "converged",
                         f"{_BFGS_ENDINGS.get(out.reason, out.reason)} after "
-                        f"{out.iterations} iterations", out.H)
+                        f"{out.iterations} iterations", out.H, out.iterations)

@@ -133,3 +133,16 @@ def test_complete_nll_broadcasts_shapes_for_a_logpdf_that_needs_it():
     expected = -np.sum(stats.norm.logpdf(z, loc=0.1, scale=3.0))
     np.testing.assert_allclose(nll(theta), expected, rtol=1e-12)
     assert nll._private_ok  # the fast private path, with broadcast shapes
+
+
+def test_a_start_whose_gradient_is_noise_is_nudged():
+    # a likelihood that jitters next to its start, as scipy's kappa4 does next to its
+    # special case h = k = 0 (4e-5 over steps of 1e-8): no BFGS step from the start
+    def f(t):
+        smooth = float((t[0] - 0.3) ** 2 + 2 * (t[1] + 0.2) ** 2)
+        if 0 < np.max(np.abs(t)) < 1e-4:
+            return smooth + 1e-3 * np.sin(1e9 * t[0]) ** 2 + 1e-3 * np.cos(1e9 * t[1]) ** 2
+        return smooth
+    res = minimize_local(f, np.zeros(2))
+    assert res.success and "nudged" in res.message
+    np.testing.assert_allclose(res.t, [0.3, -0.2], atol=1e-6)
