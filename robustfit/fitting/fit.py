@@ -270,18 +270,22 @@ def _widen_by_shapes(spec: FitSpec, theta, nll):
     except Exception:
         return theta, nll(theta)
     outward = {}
+    upper_rate = {}  # how fast the upper end moves with the shape (standard units)
     for j in range(n_shapes):
         if j in spec.fixed:
             continue
         for sign in (1.0, -1.0):
             probe = cur[:n_shapes].copy()
-            probe[j] += sign * 1e-6 * max(1.0, abs(probe[j]))
+            delta = 1e-6 * max(1.0, abs(probe[j]))
+            probe[j] += sign * delta
             try:
                 a2, b2 = support(spec.dist, tuple(probe))
             except Exception:
                 continue
             if (a2 < a and not b2 < b) or (b2 > b and not a2 > a):
                 outward[j] = sign
+                if b2 > b and np.isfinite(b2 - b):
+                    upper_rate[j] = (b2 - b) / delta
                 break
     if not outward:
         return theta, nll(theta)
@@ -307,6 +311,12 @@ def _widen_by_shapes(spec: FitSpec, theta, nll):
         if lower_loc:
             trial[-2] = (min(loc, nll.zmin - a * scale)
                          - step * max(abs(loc), abs(nll.zmin), scale))
+            # the upper end loc + b*scale comes down with loc: the shapes that set b go
+            # out by as much more (truncpareto with fscale at loc -1e-3, scale 1e-6: a
+            # step of loc relative to |loc| is 200 times the upper end's ulps)
+            drop = (loc - trial[-2]) / scale
+            for j, rate in upper_rate.items():
+                trial[j] += outward[j] * 2.0 * drop / rate
             val = nll(trial)
             if np.isfinite(val):
                 return trial, val

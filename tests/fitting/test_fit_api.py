@@ -247,3 +247,19 @@ def test_support_ends_set_by_shapes_stay_outside_the_data(name, kwds):
     assert np.isfinite(res.nll) and np.isfinite(dist.logpdf(x, *res)).all()
     truth = -np.sum(dist.logpdf(x, *shapes, loc=loc, scale=scale))
     assert res.nll <= truth + 1e-9 * abs(truth)
+
+
+@pytest.mark.parametrize("shapes", [(1.8, 5.3), (2.0, 5.0)])
+def test_truncpareto_with_fixed_scale_at_a_small_magnitude(shapes):
+    # both support ends on extreme observations; at loc -1e-3, scale 1e-6 loc's steps
+    # (relative to |loc|) pull the upper end loc + c*scale in 200 times faster than
+    # c's ulps push it out, and the fit ended with NLL inf: c now follows loc
+    from benchmarks.fit_cases import sample
+
+    x = -1e-3 + 1e-6 * sample(stats.truncpareto, shapes, 1000)
+    res = robustfit.fit(stats.truncpareto, x, fscale=1e-6)
+    assert res.success and res[-1] == 1e-6
+    assert np.isfinite(stats.truncpareto.logpdf(x, *res)).all()
+    unit = robustfit.fit(stats.truncpareto, sample(stats.truncpareto, shapes, 1000),
+                         fscale=1.0)
+    assert res.nll == pytest.approx(unit.nll + x.size * np.log(1e-6), rel=1e-9)
