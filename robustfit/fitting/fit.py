@@ -23,6 +23,7 @@ from .moment_fit import moment_objective
 from .optimizer import Race, minimize_local
 from .parameterization import Parameterization
 from .result import Attempt, FitResult
+from .shape_plateau import off_shape_plateau
 from .spec import FitSpec, parse_fit_arguments, shape_integrality
 from .standardize import Standardizer
 from .start_choice import cover_regimes, distinct
@@ -223,11 +224,17 @@ def _nudge_into_support(spec: FitSpec, theta, nll):
     cur = np.array(theta, dtype=float)
     a, b = support(spec.dist, tuple(cur[:-2]))
     loc, scale = cur[-2], cur[-1]
+    # loc fixed and a lower end loc + a*scale above it (pareto's a = 1): the scale must
+    # shrink to take the smallest observation back inside (pareto with floc at 1e8
+    # came back one ulp too wide, NLL inf)
+    shrink = free_scale and not free_loc and np.isfinite(a) and a > 0
     if free_loc and np.isfinite(a):
         loc = min(loc, nll.zmin - a * scale)
+    elif shrink:
+        scale = min(scale, (nll.zmin - loc) / a)
     elif free_scale and np.isfinite(a) and a < 0:
         scale = max(scale, (nll.zmin - loc) / a)
-    if free_scale and np.isfinite(b) and b > 0:
+    if free_scale and not shrink and np.isfinite(b) and b > 0:
         scale = max(scale, (nll.zmax - loc) / b)
     elif free_loc and np.isfinite(b):
         loc = max(loc, nll.zmax - b * scale)
@@ -239,7 +246,8 @@ def _nudge_into_support(spec: FitSpec, theta, nll):
         trial[-2] = loc - step * max(abs(loc), abs(nll.zmin)) if free_loc and lower_side \
             else loc + step * max(abs(loc), abs(nll.zmax)) if free_loc and np.isfinite(b) \
             and not np.isfinite(a) else loc
-        trial[-1] = scale * (1 + step) if free_scale else scale
+        trial[-1] = scale * (1 - step) if shrink else scale * (1 + step) if free_scale \
+            else scale
         if free_loc and np.isfinite(a) and np.isfinite(b):
             # both ends finite: widen the interval [loc + a*scale, loc + b*scale] at both
             # ends (moving loc alone would pull the other end in when |loc| >> scale)
@@ -740,7 +748,8 @@ def _better(objective, res, nll_full, best) -> bool:
 
 
 def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_floor,
-                   bounded=True, hess_inv0=None, race=None, deadline=None, maxfev=None):
+                   bounded=True, hess_inv0=None, race=None, deadline=None, maxfev=None,
+                   escape: bool = True):
     n_shapes = spec.n_shapes
     # shapes that must be integers (irwinhall's n) are held at the nearest integer: the
     # unconstrained map would hand the density 11.000000000000002
@@ -808,7 +817,23 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
     attempt = Attempt(cand.start, stage, tuple(cand.theta), tuple(theta) if theta is not
                       None else tuple(cand.theta), float(value), res.success, res.message,
                       res.nfev, tuple(res.warnings))
-    return _Local(theta, value, res.success, res.message, res.hess_inv, res.abandoned, attempt)
+    out = _Local(theta, value, res.success, res.message, res.hess_inv, res.abandoned, attempt)
+    if escape and objective is None and theta is not None and res.success \
+            and not res.abandoned:
+        start = off_shape_plateau(spec.dist, nll, theta, n_shapes, fixed_z)
+        if start is not None:
+            # converged on a plateau of a shape the likelihood does not see (see
+            # shape_plateau): another run from the grid value that is lower
+            more = _optimize_from(spec, Candidate(cand.start, start), nll, objective,
+                                  fixed_z, summary, gap_floor, bounded=bounded,
+                                  race=race, deadline=deadline, maxfev=maxfev,
+                                  escape=False)
+            if more.theta is not None and more.value < value:
+                note = f"{res.message}; off a shape's plateau: {more.message}"
+                out = more._replace(message=note, attempt=replace(
+                    more.attempt, initial=tuple(cand.theta), message=note,
+                    nfev=res.nfev + more.attempt.nfev))
+    return out
 
 
 def _integer_only(dist, j: int, shapes) -> bool:
