@@ -42,8 +42,13 @@ def _check_bounds(bounds, n: int):
     if bounds is None:
         return None, None
     if hasattr(bounds, "lb") and hasattr(bounds, "ub"):  # scipy.optimize.Bounds
-        lo = np.broadcast_to(np.asarray(bounds.lb, dtype=float), (n,)).copy()
-        hi = np.broadcast_to(np.asarray(bounds.ub, dtype=float), (n,)).copy()
+        try:
+            lo = np.broadcast_to(np.asarray(bounds.lb, dtype=float), (n,)).copy()
+            hi = np.broadcast_to(np.asarray(bounds.ub, dtype=float), (n,)).copy()
+        except (TypeError, ValueError) as exc:
+            raise InvalidInputError(
+                f"bounds (a scipy.optimize.Bounds) must have lb and ub of one value or "
+                f"{n} values, one per variable of x0 ({exc}).") from exc
     else:
         try:
             pairs = [(-np.inf if a is None else float(a), np.inf if b is None else float(b))
@@ -60,7 +65,27 @@ def _check_bounds(bounds, n: int):
     if np.any(np.isnan(lo)) or np.any(np.isnan(hi)) or np.any(lo > hi):
         raise InvalidInputError(
             "bounds must satisfy min <= max with no NaN; use None or +-inf for no limit.")
+    if np.any(lo == np.inf) or np.any(hi == -np.inf):
+        raise InvalidInputError(
+            "bounds must leave each variable a finite value: a lower bound of +inf or an "
+            "upper bound of -inf admits none; use None or +-inf on the open side only.")
     return lo, hi
+
+
+def _positive_number(opts: dict, key: str, integer: bool = False,
+                     allow_zero: bool = False) -> None:
+    value = opts[key]
+    ok = not isinstance(value, bool) and isinstance(
+        value, (int, np.integer) if integer else (int, float, np.integer, np.floating))
+    if ok:
+        ok = bool(value >= 0) if allow_zero else bool(value > 0)
+        ok = ok and bool(np.isfinite(value))
+    if not ok:
+        kind = "integer" if integer else "number"
+        sign = "non-negative" if allow_zero else "positive"
+        raise InvalidInputError(f"options['{key}']={value!r} must be a {sign} finite "
+                                f"{kind} (default {DEFAULT_OPTIONS[key]!r}).")
+    opts[key] = int(value) if integer else float(value)
 
 
 def check_inputs(x0, bounds, method, maxfev, maxtime, options) -> CheckedInputs:
@@ -118,14 +143,24 @@ def check_inputs(x0, bounds, method, maxfev, maxtime, options) -> CheckedInputs:
         raise InvalidInputError(f"options['explore']={explore!r} must be a non-negative "
                                 "integer (the number of exploratory local runs; 0: none).")
     opts["explore"] = int(explore)
+    _positive_number(opts, "gtol")
+    _positive_number(opts, "max_restarts", integer=True, allow_zero=True)
+    if not isinstance(opts["polish"], (bool, np.bool_)):
+        raise InvalidInputError(f"options['polish']={opts['polish']!r} must be True or "
+                                "False.")
     if opts["max_iter"] is None:
         opts["max_iter"] = 200 * n
+    _positive_number(opts, "max_iter", integer=True)
     if opts["scale"] is None:
         # Unit scale unless x0 itself is far from unit size: scaling every start by |x0|
         # made BFGS slower on the MGH 10x starts, where |x0| says little about x*.
         opts["scale"] = np.where(np.abs(x0) > 1e3, np.abs(x0), 1.0)
     else:
-        scale = np.broadcast_to(np.asarray(opts["scale"], dtype=float), (n,)).copy()
+        try:
+            scale = np.broadcast_to(np.asarray(opts["scale"], dtype=float), (n,)).copy()
+        except (TypeError, ValueError) as exc:
+            raise InvalidInputError(f"options['scale'] must be one positive number or {n} "
+                                    f"of them, one per variable ({exc}).") from exc
         if not np.all(np.isfinite(scale) & (scale > 0)):
             raise InvalidInputError("options['scale'] must be positive and finite, one "
                                     "value per variable.")

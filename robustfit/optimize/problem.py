@@ -218,6 +218,14 @@ class ScaledProblem:
                 return (fp - fm) / (hp - hm)
             for fv, hv in ((fp, hp), (fm, hm)):
                 if fv is not None and np.isfinite(fv) and hv != 0:
+                    # one side only (a bound, a bad point): second order from two steps
+                    # on this side, as central differences are. A first-order one had
+                    # an error of h f'' / 2, which flipped the sign of a partial of
+                    # 5e-7 at a bound of NIST's Lanczos3 (a bound "held" that did not)
+                    f2, h2 = at(2 * hv)
+                    if f2 is not None and np.isfinite(f2) and h2 != 0 and h2 != hv:
+                        return ((f2 - f) * hv * hv - (fv - f) * h2 * h2) / (
+                            hv * h2 * (hv - h2))
                     return (fv - f) / hv
             return None
         for step in (h, -h):

@@ -6,6 +6,7 @@ import time
 
 import numpy as np
 import pytest
+import scipy.optimize
 
 import robustfit
 from robustfit import InvalidInputError, robust_minimize
@@ -192,6 +193,24 @@ def test_no_finite_point():
     (dict(x0=[1.0], options={"gtoll": 1}), "options"),
     (dict(x0=[1.0], jac="magic"), "jac"),
     (dict(x0=[1.0, 2.0], method="bfgs", bounds=[(0, 1), (0, 3)]), "bounds"),
+    # found by a scan (2026-11-23): ValueError/TypeError, or silently accepted
+    (dict(x0=[1.0, 2.0], bounds=scipy.optimize.Bounds([0, 0, 0], [1, 1, 1])), "bounds"),
+    (dict(x0=[1.0, 2.0], bounds=[(np.inf, np.inf), (0, 3)]), "bounds"),
+    (dict(x0=[1.0, 2.0], bounds=[(-np.inf, -np.inf), (0, 3)]), "bounds"),
+    (dict(x0=[1.0, 2.0], options={"scale": [1, 2, 3]}), "scale"),
+    (dict(x0=[1.0, 2.0], options={"scale": "a"}), "scale"),
+    (dict(x0=[1.0], options={"gtol": -1}), "gtol"),
+    (dict(x0=[1.0], options={"gtol": np.nan}), "gtol"),
+    (dict(x0=[1.0], options={"gtol": 0}), "gtol"),
+    (dict(x0=[1.0], options={"gtol": "a"}), "gtol"),
+    (dict(x0=[1.0], options={"max_restarts": -1}), "max_restarts"),
+    (dict(x0=[1.0], options={"max_restarts": "x"}), "max_restarts"),
+    (dict(x0=[1.0], options={"max_iter": 0}), "max_iter"),
+    (dict(x0=[1.0], options={"max_iter": "x"}), "max_iter"),
+    (dict(x0=[1.0], options={"polish": "no"}), "polish"),
+    (dict(x0=[1.0], rng=-1), "rng"),
+    (dict(x0=[1.0], rng="abc"), "rng"),
+    (dict(x0=[1.0], callback=5), "callback"),
 ])
 def test_bad_input_names_the_argument(kwargs, word):
     with pytest.raises(InvalidInputError, match=word):
@@ -213,3 +232,29 @@ def test_methods(method):
     res = robust_minimize(rosen, [-1.2, 1.0], method=method)
     assert res.fun < (1e-4 if method == "powell" else 1e-6)
     assert res.fun == rosen(res.x)
+
+
+def test_a_wrong_jac_is_caught_before_it_certifies():
+    # jac returning zeros used to give success=True at x0 after one evaluation; a jac
+    # that is zero near the minimum, success at f = 0.049: the gradient that passes is
+    # now checked against central differences first
+    zero = robust_minimize(rosen, [-1.2, 1.0], jac=lambda x: np.zeros(2), rng=0)
+    assert zero.success and zero.fun < 1e-10
+    assert any(e["kind"] == "gradient_mismatch" for e in zero.events)
+
+    def near(x):
+        return np.zeros(2) if np.hypot(x[0] - 1, x[1] - 1) < 0.5 else scipy.optimize.rosen_der(x)
+
+    res = robust_minimize(rosen, [-1.2, 1.0], jac=near, rng=0)
+    assert res.fun < 1e-10 or not res.success
+
+
+def test_a_bound_that_does_not_hold_is_not_certified():
+    # minimum of (x0 - 2)^2 + (x1 - 1)^2 / 1e8 in [0, 1] x [0, 0.5]: x1 on its upper bound
+    # with a slope into the box far smaller than 1e-6 but large against f
+    def f(x):
+        return float(1e-9 * ((x[0] - 0.5) ** 2 + (x[1] - 0.2) ** 2))
+
+    res = robust_minimize(f, [0.9, 0.5], bounds=[(0, 1), (0, 0.5)], rng=0)
+    assert res.success
+    np.testing.assert_allclose(res.x, [0.5, 0.2], atol=1e-4)
