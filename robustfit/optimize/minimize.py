@@ -347,7 +347,13 @@ class _Run:
             if not np.isfinite(f):
                 self.log.add(stage, "stage_end", outcome="perturbed point was a bad point")
                 continue
+            # a restart can run onto a plateau too (Osborne 1 from a perturbed start: a
+            # decay rate at 77, f exactly constant for rates from 3 to 77, certified
+            # 449x above the minimum): one run off it, as after the first descent
+            self.plateau, self.check_plateaus = [], self.inp.method in ("auto", "bfgs")
             self._bfgs_attempt(stage, z, f)
+            self.check_plateaus = False
+            self._off_plateau(self.p.to_z(self.inp.x0))  # (where those variables varied)
             self._note_agreement(stage, f, zb, fb)
         if self.opts["polish"] and not self.verdict.passed:
             self._scipy_stage("nelder-mead", self._best()[0])
@@ -829,6 +835,11 @@ class _Run:
                          reason="forward differences too noisy to converge")
 
     def _on_iteration(self, z, f, g=None) -> None:
+        if g is not None:
+            # every gradient of the path counts: Osborne 1 from a perturbed start had a
+            # non-finite slope in its decay rate at x0 (f = 1e34) and ran it onto a
+            # plateau within the first descent, so no stage start ever saw it vary
+            self.varied |= np.isfinite(g) & (g != 0)
         if self.callback is None:
             return
         try:

@@ -127,7 +127,8 @@ def test_a_bound_is_judged_by_a_second_order_one_sided_slope(name):
     p = next(q for q in NIST if q.name == name)
     c = np.array(p.extra["certified"])
     lo, hi = np.where(c > 0, c / 2, 2 * c), np.where(c > 0, 2 * c, c / 2)
-    res = robust_minimize(p.fun, np.clip(2 * c, lo, hi), bounds=list(zip(lo, hi)), rng=0)
+    bounds = list(zip(lo, hi, strict=True))
+    res = robust_minimize(p.fun, np.clip(2 * c, lo, hi), bounds=bounds, rng=0)
     if res.success:
         assert p.solved(res.fun), (res.fun / p.fstar, res.message)
     if name.startswith("Lanczos3"):
