@@ -20,6 +20,7 @@ from .guesses import Candidate, SampleSummary, fit_into_support, generate_candid
 from .likelihood import CensoredNLL, CompleteNLL, support, valid_shapes
 from .loc_profile import loc_profile_start
 from .moment_fit import moment_objective
+from .normalization import density_mass, mass_is_off
 from .optimizer import Race, minimize_local
 from .parameterization import Parameterization
 from .result import Attempt, FitResult
@@ -177,6 +178,12 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
             if not np.isfinite(nll):
                 success = False
                 message = "the optimum lies on the edge of the support in float64"
+        mass = density_mass(spec.dist, theta[:spec.n_shapes])
+        if success and mass_is_off(mass):
+            success = False
+            message = (f"the density at these shapes integrates to {mass:.4g}, not 1: "
+                       f"scipy's formulas lose precision there, and the likelihood with "
+                       f"them ({message})")
     return FitResult(theta, dist=spec.dist, names=spec.names, nll=nll, success=success,
                      message=message, method=spec.method, start=start, attempts=attempts,
                      n_obs=fd.n, n_omitted=fd.n_omitted,

@@ -45,3 +45,21 @@ def test_nll_refuses_an_impossible_density_and_keeps_a_sharp_one():
         def _logpdf(self, x):
             return np.full_like(x, 40.0)
     assert CompleteNLL(Garbage(name="garbage"), z)([0.0, 1.0]) == math.inf
+
+
+def test_a_fit_whose_density_does_not_integrate_to_one_is_not_a_success():
+    # scipy's acceptance case dpareto_lognorm(3, 1.2, 1.5, 2), seed 21, at 2e12 + 5e7 x:
+    # the fit ran b to 1.4e22, where scipy's density has total mass 3.55, and said
+    # success=True 238 units "better" than the truth
+    from robustfit.fitting.normalization import density_mass, mass_is_off
+
+    u = sample(stats.dpareto_lognorm, (3, 1.2, 1.5, 2), 300, seed=21)
+    res = robustfit.fit(stats.dpareto_lognorm, 2e12 + 5e7 * u)
+    mass = density_mass(stats.dpareto_lognorm, tuple(res)[:4])
+    if mass_is_off(mass):
+        assert not res.success and "integrates to" in res.message
+    else:
+        assert res.nll <= -np.sum(stats.dpareto_lognorm.logpdf(
+            2e12 + 5e7 * u, 3, 1.2, 1.5, 2, loc=2e12, scale=5e7)) + 1e-6 * abs(res.nll)
+    assert density_mass(stats.dpareto_lognorm, (3, 1.2, 1.5, 2)) is None  # not extreme
+    assert not mass_is_off(density_mass(stats.burr12, (6.0, 5e9)))  # extreme, but fine
