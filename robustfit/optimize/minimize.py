@@ -55,6 +55,9 @@ EPS = np.finfo(float).eps
 # a pass of the small-gradient test that holds only thanks to its floor is withdrawn
 # where the Newton model still promises this fraction of |f| (see _second_opinion)
 MODEL_STILL_PROMISES = 1e-3
+# a second opinion whose Hessian costs at most this share of the evaluations so far is
+# taken on floor passes down to rounding (see _second_opinion)
+CHEAP_SHARE = 0.1
 LARGE_RELATIVE_SLOPE = 1e-3
 _RETEST = object()
 
@@ -686,8 +689,13 @@ class _Run:
         stands), ``_RETEST``, or a verdict.
         """
         gtol = self.opts["gtol"]
-        if abs(f) <= gtol * gtol:
-            return None  # f is negligible in the problem's unit: zero as far as it goes
+        hessian_cost = 2 * self.n * self.n + 2 if not self.p.analytic else self.n + 1
+        cheap = hessian_cost <= CHEAP_SHARE * self.guard.nfev
+        if abs(f) <= (EPS if cheap else gtol * gtol):
+            # f is negligible in the problem's unit: zero as far as it goes (down to
+            # gtol**2; where a Hessian costs little against what the run has spent,
+            # down to rounding: Lanczos1, minimum 1e-25, stopped at 1e-15 and 1e-19)
+            return None
         slope = float(np.max(np.abs(g) * np.maximum(1.0, np.abs(z))))
         if slope <= LARGE_RELATIVE_SLOPE * abs(f) and not self.doubted:
             # a slope small relative to f as well: moving any variable by its own
