@@ -672,7 +672,8 @@ class _Run:
     def _second_opinion(self, z, f, g):
         """The Newton-decrement test where the small-gradient test passed only thanks
         to its floor (``|g| size <= gtol`` while ``|f|`` is below the unit, yet above
-        ``gtol**2`` of it).
+        ``gtol**2`` of it, or above rounding where the Hessian costs at most
+        ``CHEAP_SHARE`` of the evaluations spent).
 
         Such a pass says that ``f`` is zero to the problem's precision. NIST's Lanczos
         problems (three exponentials, minimum 1e-25 to 1.6e-8 from starts at 80 to 270)
