@@ -29,7 +29,7 @@ from scipy.optimize import minimize
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks.nist_problems import nist_problems  # noqa: E402
+from benchmarks.nist_problems import capped_bounds, nist_problems, sign_bounds  # noqa: E402
 from robustfit import robust_minimize  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(__file__), "results", "minimize_bounded.json")
@@ -96,16 +96,11 @@ def nist_rows():
     rows = []
     for p in nist_problems():
         cert = np.array(p.extra["certified"])
-        reach = 100 * (np.abs(cert) + np.abs(p.x0))
-        lo, hi = np.where(cert > 0, 0.0, -reach), np.where(cert > 0, reach, 0.0)
+        lo, hi = sign_bounds(p)
         res, nfev, ref, ref_nfev = _run(p.fun, p.x0, list(zip(lo, hi, strict=True)))
         rows.append(_row("nist_sign", p.name, res, nfev, ref, ref_nfev, p.fstar,
                          1e-6 * p.fstar))
-        lo, hi = np.full(cert.size, -np.inf), np.full(cert.size, np.inf)
-        if cert[-1] > 0:
-            hi[-1] = 0.8 * cert[-1]
-        else:
-            lo[-1] = 0.8 * cert[-1]
+        lo, hi = capped_bounds(p)
         bounds = list(zip(lo, hi, strict=True))
         x0 = np.clip(p.x0, lo, hi)
         res, nfev, ref, ref_nfev = _run(p.fun, x0, bounds)

@@ -20,7 +20,7 @@ import numpy as np
 from benchmarks.minimize_problems import Problem
 from benchmarks.nist_strd_data import PROBLEMS
 
-__all__ = ["MODELS", "nist_problems"]
+__all__ = ["MODELS", "nist_problems", "sign_bounds", "capped_bounds"]
 
 RTOL = 1e-6  # solved: f <= f* (1 + RTOL)
 
@@ -158,3 +158,24 @@ def nist_problems() -> list[Problem]:
                                extra=dict(certified=tuple(data["certified"]),
                                           difficulty=data["difficulty"])))
     return out
+
+
+def sign_bounds(p: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """``(lo, hi)``: each parameter on the side of zero its certified value is on,
+    within 100 times the certified value and the start."""
+    cert = np.array(p.extra["certified"])
+    reach = 100 * (np.abs(cert) + np.abs(p.x0))
+    return np.where(cert > 0, 0.0, -reach), np.where(cert > 0, reach, 0.0)
+
+
+def capped_bounds(p: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """``(lo, hi)``: the last parameter capped at 80% of its certified value (on its
+    side of zero), so that the constrained minimum has it on that bound; the others
+    free."""
+    cert = np.array(p.extra["certified"])
+    lo, hi = np.full(cert.size, -np.inf), np.full(cert.size, np.inf)
+    if cert[-1] > 0:
+        hi[-1] = 0.8 * cert[-1]
+    else:
+        lo[-1] = 0.8 * cert[-1]
+    return lo, hi

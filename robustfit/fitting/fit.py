@@ -213,7 +213,8 @@ def _sufficient_statistics_path(spec: FitSpec, data) -> FitResult | None:
     attempt = Attempt("sufficient_statistics", "exact", tuple(theta), tuple(theta),
                       np.nan, True, f"exact MLE from {found.statistics}", 0)
     return FitResult(theta, dist=spec.dist, names=spec.names,
-                     nll=lambda: CompleteNLL(spec.dist, x)(theta), success=True,
+                     nll=lambda: CompleteNLL(spec.dist, x, plausible=False)(theta),
+                     success=True,
                      message=f"closed-form MLE from sufficient statistics "
                      f"({found.statistics})", method="MLE", start="sufficient_statistics",
                      attempts=(attempt,), n_obs=x.size, n_omitted=0,
@@ -827,7 +828,7 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
     out = _Local(theta, value, res.success, res.message, res.hess_inv, res.abandoned, attempt)
     if escape and objective is None and theta is not None and res.success \
             and not res.abandoned:
-        start = off_shape_plateau(spec.dist, nll, theta, n_shapes, fixed_z)
+        start = off_shape_plateau(spec.dist, nll, theta, n_shapes, fixed_z, value)
         if start is not None:
             # converged on a plateau of a shape the likelihood does not see (see
             # shape_plateau): another run from the grid value that is lower

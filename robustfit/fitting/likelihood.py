@@ -103,7 +103,9 @@ def plausible_ceiling(z: np.ndarray) -> float:
     edge) cannot reach the ceiling: float64 caps its log-density near 40 nats.
     ``inf`` (no ceiling) for fewer than three distinct points or more than half ties.
     """
-    x = np.sort(np.asarray(z, dtype=float))
+    x = np.asarray(z, dtype=float)
+    if x.size > 1 and not np.all(x[1:] >= x[:-1]):  # (the fit's samples come sorted)
+        x = np.sort(x)
     n = x.size
     if n < 3 or not np.all(np.isfinite(x)):
         return math.inf
@@ -126,7 +128,7 @@ class CompleteNLL:
     scalar shapes.
     """
 
-    def __init__(self, dist, z: np.ndarray):
+    def __init__(self, dist, z: np.ndarray, plausible: bool = True):
         self.dist = dist
         self.z = z
         self.n = z.size
@@ -137,7 +139,10 @@ class CompleteNLL:
         self._batch_ok = True  # rows of parameters in one _logpdf call (see many)
         self._batch_checked = False
         self.nfev = 0
-        self._ceiling = plausible_ceiling(z)
+        # computed at the first value (see plausible_ceiling); inf: no check, for a
+        # likelihood asked once at known parameters (the sufficient-statistics path,
+        # whose 1e7 observations would otherwise be sorted for it)
+        self._ceiling = None if plausible else math.inf
 
     def __call__(self, theta) -> float:
         # scalars as Python floats and math: this runs once per optimiser evaluation,
@@ -194,6 +199,8 @@ class CompleteNLL:
         if not math.isfinite(total):
             return math.inf
         value = -total + self.n * math.log(scale)
+        if self._ceiling is None:
+            self._ceiling = plausible_ceiling(self.z)
         if -value > self._ceiling:
             return math.inf  # a density no distribution has: rounding in logpdf
         return value

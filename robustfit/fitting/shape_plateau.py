@@ -25,10 +25,11 @@ PROBE_STEP = 1e-3
 FLAT = 1e-12
 
 
-def flat_shapes(nll, theta: np.ndarray, free: list[int]) -> list[int]:
+def flat_shapes(nll, theta: np.ndarray, free: list[int],
+                base: float | None = None) -> list[int]:
     """The free shapes (indices into ``theta``) whose moves of ``PROBE_STEP`` either way
-    leave ``nll`` unchanged to ``FLAT``."""
-    base = nll(theta)
+    leave ``nll`` unchanged to ``FLAT``; ``base`` is ``nll(theta)`` where known."""
+    base = nll(theta) if base is None else base
     if not np.isfinite(base):
         return []
     out = []
@@ -44,8 +45,10 @@ def flat_shapes(nll, theta: np.ndarray, free: list[int]) -> list[int]:
     return out
 
 
-def off_shape_plateau(dist, nll, theta, n_shapes: int, fixed: dict) -> np.ndarray | None:
-    """A better start where ``theta`` sits on a plateau of some free shape, else None.
+def off_shape_plateau(dist, nll, theta, n_shapes: int, fixed: dict,
+                      value: float | None = None) -> np.ndarray | None:
+    """A better start where ``theta`` sits on a plateau of some free shape, else None
+    (``value``: ``nll(theta)``, where the caller has it).
 
     Each flat shape is set, in turn, to the values the start grid gives it, the other
     parameters held; the lowest of these, if below ``nll(theta)``, is returned.
@@ -64,11 +67,12 @@ def off_shape_plateau(dist, nll, theta, n_shapes: int, fixed: dict) -> np.ndarra
     """
     theta = np.asarray(theta, dtype=float)
     free = [j for j in range(n_shapes) if j not in fixed]
-    flat = flat_shapes(nll, theta, free)
+    base = nll(theta) if value is None else value
+    flat = flat_shapes(nll, theta, free, base)
     if not flat:
         return None
     grid = shape_grid(dist, n_shapes, fixed, per_shape=5)
-    best, best_value = None, nll(theta)
+    best, best_value = None, base
     for j in flat:
         for v in sorted({float(p[j]) for p in grid}):
             trial = theta.copy()

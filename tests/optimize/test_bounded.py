@@ -4,7 +4,7 @@ active bounds (Hock-Schittkowski), and a function never evaluated outside its bo
 import numpy as np
 import pytest
 
-from benchmarks.nist_problems import nist_problems
+from benchmarks.nist_problems import capped_bounds, nist_problems, sign_bounds
 from robustfit import robust_minimize
 
 NIST = nist_problems()
@@ -22,11 +22,7 @@ ZERO_TO_THE_UNIT = {"Lanczos1_start1", "Lanczos1_start2"}
 
 
 def _sign_bounds(p):
-    # each parameter kept on the side of zero its certified value is on, within 100x
-    cert = np.array(p.extra["certified"])
-    reach = 100 * (np.abs(cert) + np.abs(p.x0))
-    return list(zip(np.where(cert > 0, 0.0, -reach), np.where(cert > 0, reach, 0.0),
-                    strict=True))
+    return list(zip(*sign_bounds(p), strict=True))
 
 
 @pytest.mark.parametrize("p", NIST, ids=[p.name for p in NIST])
@@ -93,11 +89,7 @@ def test_nist_minimum_on_an_active_bound_is_certified(name):
 
     p = {q.name: q for q in NIST}[name]
     cert = np.array(p.extra["certified"])
-    lo, hi = np.full(cert.size, -np.inf), np.full(cert.size, np.inf)
-    if cert[-1] > 0:
-        hi[-1] = 0.8 * cert[-1]
-    else:
-        lo[-1] = 0.8 * cert[-1]
+    lo, hi = capped_bounds(p)
     bounds = list(zip(lo, hi, strict=True))
     res = robust_minimize(p.fun, np.clip(p.x0, lo, hi), bounds=bounds, rng=0)
     ref = minimize(p.fun, np.clip(cert, lo, hi), method="L-BFGS-B", bounds=bounds,
