@@ -196,6 +196,53 @@ class ScaledProblem:
             g[i] = g_i
         return g
 
+    def extrapolated_gradient(self, z: np.ndarray, f: float) -> np.ndarray | None:
+        """Central differences with steps ``h`` and ``h / 2`` combined by Richardson
+        extrapolation, ``(4 D(h/2) - D(h)) / 3``: truncation error of order ``h**4``
+        instead of ``h**2``, at twice the cost, for the tests that certify a minimum.
+
+        Near a small-residual minimum the third derivative is large against the
+        gradient left: 1.4e-4 above NIST's Lanczos2 minimum (a Hessian of condition
+        5e8), the truncation error of plain central differences, ``h**2 f''' / 6``, was
+        ten times the gradient along the flattest direction, and the Newton model said
+        the point was the minimum. A partial whose stencil leaves the bounds or hits a
+        bad point is plain central (or one-sided) there.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from robustfit.optimize.objective import GuardedObjective
+        >>> p = ScaledProblem(GuardedObjective(lambda x: float(np.exp(3 * x[0]))), np.ones(1))
+        >>> z = np.array([0.5])
+        >>> g = p.extrapolated_gradient(z, p.value(z))
+        >>> bool(abs(g[0] / (3 * np.exp(1.5)) - 1) < 1e-9)
+        True
+        """
+        g = np.empty_like(z)
+        for i in range(z.size):
+            if self.lower is not None and self.lower[i] == self.upper[i]:
+                g[i] = 0.0
+                continue
+            h = self.step(z, i, CENTRAL_STEP)
+            values = []
+            for step in (h, -h, 0.5 * h, -0.5 * h):
+                zi = z.copy()
+                zi[i] += step
+                values.append(self.value(zi) if self._inside(zi) else np.nan)
+            if np.all(np.isfinite(values)):
+                wide = (values[0] - values[1]) / (2.0 * h)
+                narrow = (values[2] - values[3]) / h
+                g[i] = (4.0 * narrow - wide) / 3.0
+                continue
+            g_i = self._partial(z, f, i, h, "central")
+            if g_i is None:
+                return None
+            g[i] = g_i
+        return g
+
+    def _inside(self, z: np.ndarray) -> bool:
+        return self.lower is None or bool(np.all(z >= self.lower) and np.all(z <= self.upper))
+
     def partial(self, z: np.ndarray, f: float, i: int, h: float) -> float | None:
         """Central difference in ``z[i]`` with the step ``h`` (one side where the other
         is outside the bounds or a bad point)."""

@@ -10,7 +10,7 @@ from robustfit import robust_minimize
 AT_LOCAL_MINIMUM = {"freudenstein_roth", "freudenstein_roth_x10", "biggs_exp6",
                     "trigonometric10"}
 # Not solved, and the result says so (success=False):
-NOT_SOLVED = {"meyer_x10", "osborne1_x10"}
+NOT_SOLVED = {"osborne1_x10"}
 SLOW = {"hinge_svm_fd", "osborne1", "osborne1_x10", "penalty2_10", "penalty2_10_x10",
         "meyer_x10", "penalty2_4_x10", "l1_regression", "penalty1_10_x10",
         "extended_rosenbrock10_x10", "biggs_exp6_x10", "broyden_banded10_x10"}

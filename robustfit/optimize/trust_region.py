@@ -1,0 +1,162 @@
+"""A trust-region Newton stage on a finite-difference Hessian, for valleys BFGS cannot end.
+
+BFGS builds its curvature from the steps it takes; in a narrow curved valley whose
+Hessian spans many orders of magnitude (sums of exponentials with nearly equal rates:
+NIST's Lanczos problems, MGH's Osborne 1 from 10 x0) the secant pairs stop carrying
+information, every line search ends with "the decrease the slope promises is below
+rounding", and restarts rebuild the same poor model. A Hessian measured by finite
+differences at each accepted point does not depend on the path, and a trust region
+(Moré & Sorensen, "Computing a trust region step", SIAM J. Sci. Stat. Comput. 4, 1983;
+Nocedal & Wright, *Numerical Optimization*, ch. 4) takes the model only as far as it has
+been right: a step is accepted when ``f`` drops by at least a tenth of what the model
+promised, and the radius grows or shrinks with that agreement.
+
+The subproblem ``min g·s + s·Hs/2`` over ``|s| <= radius`` is solved exactly from the
+eigen-decomposition of ``H`` (at most :data:`MAX_DIMENSION` variables): the Newton step
+where ``H`` is positive definite and the step fits; otherwise ``s(λ) = -(H + λI)⁻¹ g`` on
+the boundary, with ``λ`` found by bisection on ``|s(λ)| = radius``, and in the "hard
+case" (``g`` orthogonal to the eigenvector of the smallest eigenvalue) the boundary
+reached along that eigenvector.
+
+Each accepted step costs a Hessian (``2 n² + 2`` evaluations with finite differences,
+``n + 1`` gradients with an analytic one) and a gradient; a rejected one, one
+evaluation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+
+from .newton import MAX_DIMENSION, finite_difference_hessian
+from .problem import ScaledProblem
+
+__all__ = ["trust_region_newton", "trust_region_step", "TrustRegionOutcome"]
+
+ACCEPT = 0.1  # accept a step when f drops by this fraction of the model's promise
+SHRINK_BELOW, GROW_ABOVE = 0.25, 0.75  # agreement that shrinks / grows the radius
+EPS = np.finfo(float).eps
+
+
+class TrustRegionOutcome(NamedTuple):
+    """Why the stage stopped, and how many steps it accepted."""
+
+    reason: str
+    iterations: int
+
+
+def trust_region_step(g: np.ndarray, H: np.ndarray, radius: float) -> np.ndarray:
+    """The minimiser of ``g·s + s·H s / 2`` over ``|s| <= radius``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> H = np.diag([2.0, -1.0])                  # indefinite: the step reaches the edge
+    >>> s = trust_region_step(np.array([2.0, 0.0]), H, 1.0)
+    >>> round(float(np.linalg.norm(s)), 12), bool(s[0] < 0)
+    (1.0, True)
+    >>> trust_region_step(np.array([2.0, 4.0]), np.diag([2.0, 4.0]), 10.0)  # Newton step
+    array([-1., -1.])
+    """
+    vals, vecs = np.linalg.eigh(H)
+    gt = vecs.T @ g
+    low = vals[0]
+    if low > 0:
+        newton = -gt / vals
+        if float(np.linalg.norm(newton)) <= radius:
+            return vecs @ newton
+    floor = max(0.0, -low)
+
+    def length(lam: float) -> float:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return float(np.linalg.norm(gt / (vals + lam)))
+
+    gnorm = float(np.linalg.norm(g))
+    # the hard case: g has (almost) no component along the lowest eigenvector, so the
+    # step never reaches the boundary for λ above -low; go to it along that eigenvector
+    tiny = EPS * max(1.0, float(np.max(np.abs(vals))))
+    if floor > 0 and length(floor + tiny) <= radius:
+        mask = vals > low + tiny
+        s = np.zeros_like(gt)
+        s[mask] = -gt[mask] / (vals[mask] + floor)
+        rest = radius ** 2 - float(s @ s)
+        s[~mask] = 0.0
+        k = int(np.flatnonzero(~mask)[0])
+        s[k] = math.sqrt(max(rest, 0.0)) * (-1.0 if gt[k] > 0 else 1.0)
+        return vecs @ s
+    lo, hi = floor, floor + gnorm / radius + tiny
+    for _ in range(200):  # bisection (geometric where the bracket spans decades)
+        mid = math.sqrt(lo * hi) if lo > 0 and hi > 4 * lo else 0.5 * (lo + hi)
+        if length(mid) > radius:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-14 * hi:
+            break
+    return vecs @ (-gt / (vals + hi))
+
+
+def trust_region_newton(p: ScaledProblem, z: np.ndarray, f: float,
+                        gradient: Callable[[np.ndarray, float], np.ndarray | None], *,
+                        max_evaluations: int, gtol: float,
+                        on_iteration: Callable | None = None) -> TrustRegionOutcome:
+    """Trust-region Newton iterations from ``z`` until the Newton decrement is below
+    ``0.1 gtol |f|`` (the test of :mod:`robustfit.optimize.newton`), the radius shrinks
+    to rounding, a Hessian cannot be measured, or ``max_evaluations`` are spent.
+
+    ``gradient(z, f)`` gives an accurate (analytic or central-difference) gradient. The
+    best point is kept by the guarded objective; this returns only why it stopped.
+    With bounds every step is clipped to the box (``robust_minimize`` runs the stage
+    on unbounded problems only).
+    """
+    n = z.size
+    if n > MAX_DIMENSION:
+        return TrustRegionOutcome("too many variables for a finite-difference Hessian", 0)
+    start = p.guard.nfev
+    g = gradient(z, f)
+    radius = 0.1 * max(1.0, float(np.linalg.norm(z)))
+    accepted = 0
+    H = None
+    while p.guard.nfev - start < max_evaluations:
+        if g is None or not np.all(np.isfinite(g)):
+            return TrustRegionOutcome("no gradient", accepted)
+        if H is None:
+            H = finite_difference_hessian(p, z, f, g)
+            if H is None or not np.all(np.isfinite(H)):
+                return TrustRegionOutcome("a Hessian step hit a bad point", accepted)
+            if _decrement_negligible(g, H, f, gtol):
+                return TrustRegionOutcome("converged: Newton decrement", accepted)
+        s = trust_region_step(g, H, radius)
+        if p.lower is not None:
+            s = np.clip(z + s, p.lower, p.upper) - z
+        promised = -(float(g @ s) + 0.5 * float(s @ H @ s))
+        step = float(np.linalg.norm(s))
+        if not promised > EPS * max(abs(f), EPS) or step <= EPS * max(1.0, float(
+                np.linalg.norm(z))):
+            return TrustRegionOutcome("the model promises nothing above rounding", accepted)
+        f_new = p.value(z + s)
+        agreement = (f - f_new) / promised if np.isfinite(f_new) else -np.inf
+        if agreement < SHRINK_BELOW:
+            radius = 0.25 * step
+        elif agreement > GROW_ABOVE and step >= 0.99 * radius:
+            radius = 2.0 * radius
+        if agreement >= ACCEPT and f_new < f:
+            z, f = z + s, f_new
+            g, H = gradient(z, f), None
+            accepted += 1
+            if on_iteration is not None:
+                on_iteration(z, f, g)
+    return TrustRegionOutcome("evaluation share spent", accepted)
+
+
+def _decrement_negligible(g: np.ndarray, H: np.ndarray, f: float, gtol: float) -> bool:
+    """``g·H⁻¹g / 2 <= 0.1 gtol |f|`` with ``H`` positive definite."""
+    try:
+        L = np.linalg.cholesky(H)
+    except np.linalg.LinAlgError:
+        return False
+    w = np.linalg.solve(L, g)
+    return 0.5 * float(w @ w) <= 0.1 * gtol * abs(f)
