@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["EventLog"]
@@ -33,12 +34,16 @@ class EventLog:
         self.value_unit = 1.0
         self._events: list[dict[str, Any]] = []
         self.counts: Counter[str] = Counter()
+        # where set, every "stage_end" event records the evaluations spent so far
+        self.evaluations: Callable[[], int] | None = None
 
     def add(self, stage: str, kind: str, **info: Any) -> None:
         """Record one event; repeated kinds beyond ``keep`` are only counted."""
         self.counts[kind] += 1
         if kind in _CAPPED and self.counts[kind] > self.keep:
             return
+        if kind == "stage_end" and self.evaluations is not None:
+            info.setdefault("nfev", self.evaluations())
         if self.value_unit != 1.0:
             for key in _VALUE_KEYS.intersection(info):
                 info[key] = info[key] * self.value_unit

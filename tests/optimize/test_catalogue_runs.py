@@ -9,8 +9,10 @@ from robustfit import robust_minimize
 # Stops at a minimum the paper lists as local (a success claim there is true):
 AT_LOCAL_MINIMUM = {"freudenstein_roth", "freudenstein_roth_x10", "biggs_exp6",
                     "trigonometric10"}
-# Not solved, and the result says so (success=False):
-NOT_SOLVED = {"osborne1_x10"}
+# Not solved, and the result says so (success=False). With rng=0; meyer_x10 is solved
+# from 1 to 2 seeds in 5, when an exploring run lands in the minimum's basin (since the
+# sixth session osborne1_x10 is solved, by the trust-region stage, from 4 in 5)
+NOT_SOLVED = {"meyer_x10"}
 SLOW = {"hinge_svm_fd", "osborne1", "osborne1_x10", "penalty2_10", "penalty2_10_x10",
         "meyer_x10", "penalty2_4_x10", "l1_regression", "penalty1_10_x10",
         "extended_rosenbrock10_x10", "biggs_exp6_x10", "broyden_banded10_x10"}

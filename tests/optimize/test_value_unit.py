@@ -52,6 +52,9 @@ def test_events_report_values_in_the_users_units():
     assert len(units) == 1 and 0 < units[0]["unit"] < 1
     ends = [e for e in res.events if e["kind"] == "stage_end"]
     assert ends and ends[-1]["f_best"] == pytest.approx(res.fun, rel=1e-12)
+    # each records the evaluations spent so far, in order, within the run's total
+    spent = [e["nfev"] for e in ends]
+    assert spent == sorted(spent) and 0 < spent[-1] <= res.nfev
 
 
 def test_a_start_at_a_zero_of_f_keeps_the_unit_one():
