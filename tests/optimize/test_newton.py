@@ -136,3 +136,17 @@ def test_ill_conditioned_minimum_is_certified_after_refinement():
     g = p.finite_difference(z, f, "central")
     check = newton_decrement_test(p, z, f, g, gtol=1e-6)
     assert check.passed and check.measure < 1e-9
+
+
+def test_a_relative_pass_far_from_the_minimum_is_checked_where_the_hessian_is_cheap():
+    # MGH's Meyer from a perturbed start: BFGS stopped where x1 exp(x2 / (t + x3)) is
+    # ~ -1e-3 for every t, f = 3.9e9 = sum(y**2), and the relative gradient test passed
+    # (moving a variable by its own size changes f by 5e-8 of itself); the minimum is
+    # 1e7 sizes of x1 away, which the Newton model promises (a tenth of f)
+    from benchmarks.minimize_problems import by_name
+
+    p = by_name("meyer")
+    x0 = p.x0 + np.random.default_rng(12345).normal(0, 0.5 * np.maximum(1, np.abs(p.x0)))
+    res = robust_minimize(p.fun, x0, rng=0, maxfev=20000)
+    assert not res.success or p.solved(res.fun), (res.fun, res.message)
+    assert p.solved(res.fun)

@@ -9,7 +9,7 @@ from benchmarks.nist_problems import nist_problems
 from robustfit import robust_minimize
 
 PROBLEMS = nist_problems()
-# measured 2026-11-24 (benchmarks/results/minimize_nist.json): the misses. The Lanczos
+# measured 2026-11-23 (benchmarks/results/minimize_nist.json): the misses. The Lanczos
 # problems (three exponentials; certified minima 1e-25, 2e-11, 1.6e-8) stall BFGS-type
 # runs in an ill-conditioned valley. They used to stop at f ~ 1e-7 claiming success,
 # the small-gradient test passing only thanks to its absolute floor; such passes are now
