@@ -148,3 +148,32 @@ def test_sr1_update_meets_the_secant_condition(seed, n):
         np.testing.assert_allclose(updated @ s, y, atol=1e-8 * (1 + np.linalg.norm(y)))
     else:
         np.testing.assert_array_equal(updated, H)  # skipped: denominator too small
+
+
+def test_a_hessian_stencil_on_a_bad_point_ends_the_stage_cleanly():
+    # NaN just below x0 = 1: the Hessian's second differences reach it, the gradient's
+    # (extrapolated, falling back to one side) do not
+    def fun(x):
+        return float(np.sum((x - 3.0) ** 2)) if x[0] >= 1.0 - 1e-5 else np.nan
+
+    p = _scaled(fun, [1.0, 1.0])
+    z = p.to_z(np.array([1.0, 1.0]))
+    out = trust_region_newton(p, z, p.value(z), p.extrapolated_gradient,
+                              max_evaluations=1000, gtol=1e-8)
+    assert out.reason == "a Hessian step hit a bad point" and out.iterations == 0
+
+
+def test_steps_into_a_nan_region_are_rejected_and_the_radius_shrinks():
+    # the model's minimum (3, 3) lies beyond a NaN wall at x0 = 2: steps past it are
+    # rejected and shortened; the stage ends at the wall (where a Hessian stencil
+    # reaches past it), never at a NaN, far below the start (f = 18)
+    def fun(x):
+        return float(np.sum((x - 3.0) ** 2)) if x[0] <= 2.0 else np.nan
+
+    p = _scaled(fun, [0.0, 0.0])
+    z = p.to_z(np.array([0.0, 0.0]))
+    out = trust_region_newton(p, z, p.value(z), p.extrapolated_gradient,
+                              max_evaluations=2000, gtol=1e-8)
+    assert out.reason == "a Hessian step hit a bad point"
+    assert np.isfinite(p.guard.best_f) and 1.9 < p.guard.best_x[0] <= 2.0
+    assert p.guard.best_f < 2.1
