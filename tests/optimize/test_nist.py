@@ -54,7 +54,11 @@ def test_nist_problem(p):
     if p.name not in NOT_SOLVED:
         assert p.solved(f), (f, p.fstar)
     if res.success and p.name in ZERO_TO_ROUNDING:
+        # zero to rounding, and the parameters NIST's to 9 digits and more (log
+        # relative errors 9.0 - 10.9 measured; NIST's certified values differ from the
+        # generating ones by 1e-10)
         assert f <= 1e-24, f
+        np.testing.assert_allclose(res.x, p.extra["certified"], rtol=1e-8)
     elif res.success:
         assert p.solved(f), (f, p.fstar)
     if p.name not in NOT_CERTIFIED:
