@@ -84,10 +84,17 @@ def sample_gradients(p: ScaledProblem, z: np.ndarray, radius: float, count: int,
 
 def gradient_sampling(p: ScaledProblem, z: np.ndarray, f: float, *, radius: float,
                       rng: np.random.Generator, max_iter: int, gtol: float, log: EventLog,
-                      stage: str) -> tuple[np.ndarray, float, str]:
-    """Gradient sampling from ``(z, f)``; returns the last point, value and a reason."""
+                      stage: str, max_evaluations: int | None = None
+                      ) -> tuple[np.ndarray, float, str]:
+    """Gradient sampling from ``(z, f)``; returns the last point, value and a reason.
+
+    Each iteration verifies ``n + 2`` gradients (``2 n + 1`` evaluations each, with
+    finite differences); ``max_evaluations`` bounds the stage's total."""
     n = z.size
+    start = p.guard.nfev
     for k in range(max_iter):
+        if max_evaluations is not None and p.guard.nfev - start >= max_evaluations:
+            return z, f, "evaluation share spent"
         items = sample_gradients(p, z, radius, n + 1, rng)
         g = verified_gradient(p, z, f)
         if g is not None:

@@ -94,3 +94,27 @@ def test_guard_copies_x():
     x = np.array([1.0])
     guard(x)
     assert x[0] == 1.0 and guard.best_x[0] == 1.0
+
+
+def test_gradient_sampling_keeps_to_its_evaluation_share():
+    # a smooth problem of 30 variables: every iteration verifies 32 gradients of 61
+    # evaluations; the stage stops once its share is spent (it had taken 110,000 of a
+    # run's 155,000 evaluations)
+    import numpy as np
+
+    from robustfit.optimize.events import EventLog
+    from robustfit.optimize.objective import GuardedObjective
+    from robustfit.optimize.problem import ScaledProblem
+    from robustfit.optimize.sampling import gradient_sampling
+
+    scales = np.logspace(-3, 3, 30)
+    p = ScaledProblem(GuardedObjective(lambda x: float(np.sum((scales * (x - 1)) ** 2))),
+                      np.ones(30))
+    z = np.zeros(30)
+    _, f_end, reason = gradient_sampling(p, z, p.value(z), radius=1e-3,
+                                         rng=np.random.default_rng(0), max_iter=620,
+                                         gtol=1e-12, log=EventLog(), stage="gs",
+                                         max_evaluations=5000)
+    assert reason == "evaluation share spent"
+    assert 5000 <= p.guard.nfev <= 5000 + 33 * 61 + 41
+    assert f_end < float(np.sum(scales ** 2))
