@@ -32,7 +32,7 @@ from .problem import CENTRAL_STEP, OutsideLimit, ScaledProblem
 from .restarts import restart_point
 from .result import build_result
 from .sampling import gradient_sampling, sample_gradients, verified_gradient
-from .stationarity import Verdict, bundle_stationarity, relative_stationarity
+from .stationarity import Verdict, bundle_stationarity, gradients_near, relative_stationarity
 from .trust_region import trust_region_newton
 
 __all__ = ["robust_minimize"]
@@ -721,11 +721,9 @@ class _Run:
             if self.guard.best_f < fb:
                 continue  # sampling found a better point: test that one instead
             # gradients sampled within the radius all count (gradient sampling); older
-            # bundle gradients only where their linearisation error at zb is tiny
-            etol = 1e-7 * max(1.0, abs(fb))
+            # bundle gradients only near zb, with a tiny linearisation error there
             if self.p.analytic:
-                items += [(zi, fi, gi) for zi, fi, gi in self.bundle.items
-                          if abs(fb - fi - float(gi @ (zb - zi))) <= etol]
+                items += gradients_near(self.bundle.items, zb, fb)
             if g is not None:
                 # a central difference may straddle a kink (the mean of two sides is not
                 # a gradient): only a verified one joins the bundle

@@ -118,3 +118,20 @@ def test_gradient_sampling_keeps_to_its_evaluation_share():
     assert reason == "evaluation share spent"
     assert 5000 <= p.guard.nfev <= 5000 + 33 * 61 + 41
     assert f_end < float(np.sum(scales ** 2))
+
+
+def test_far_gradients_do_not_join_the_nonsmooth_certificate():
+    # four gradients around a circle of radius 17 "combine to zero", each from a point
+    # where f is flat and its linearisation exact: near z only the sampled ones count
+    import numpy as np
+
+    from robustfit.optimize.stationarity import bundle_stationarity, gradients_near
+
+    z = np.zeros(2)
+    far = [(17.0 * np.array(v), 1.0, 1e-4 * np.array(v))
+           for v in ([1, 0], [-1, 0], [0, 1], [0, -1])]
+    here = (z, 1.0, np.array([1e-4, 0.0]))
+    assert bundle_stationarity(z, 1.0, [*far, here], np.inf) < 1e-12  # the old fake
+    kept = gradients_near(far, z, 1.0)
+    assert kept == []
+    assert bundle_stationarity(z, 1.0, [*kept, here], np.inf) > 1e-5
