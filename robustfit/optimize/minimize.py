@@ -793,6 +793,10 @@ class _Run:
             # f is negligible in the problem's unit: zero as far as it goes (down to
             # gtol**2; where a Hessian costs little against what the run has spent,
             # down to rounding: Lanczos1, minimum 1e-25, stopped at 1e-15 and 1e-19)
+            if f > 0 and self._lower_a_percent_away(z, f):
+                self.doubted = True
+                return Verdict(False, np.inf, "small gradient (f negligible in the "
+                               "start's unit, but a 1% change of a variable lowers it)")
             return None
         slope = float(np.max(np.abs(g) * np.maximum(1.0, np.abs(z))))
         if slope <= LARGE_RELATIVE_SLOPE * abs(f) and not self.doubted \
@@ -837,6 +841,21 @@ class _Run:
             return Verdict(False, check.measure, "Newton decrement (the gradient was "
                            "small only in absolute terms)")
         return None
+
+    def _lower_a_percent_away(self, z, f) -> bool:
+        """Whether moving one variable by 1% of its own value lowers ``f`` by more than
+        1% of itself (2 n evaluations). At a zero of ``f`` every such move raises it; a
+        least-squares fit to data of 1e-8 from a start of size 1 passed at f = 4e-16
+        (zero in the start's unit) with its amplitude 60% high and its rate doubled,
+        where such moves lower ``f`` by a third (the minimum is 3.5e-19)."""
+        for i in np.flatnonzero(z):
+            for sign in (1.0, -1.0):
+                zi = z.copy()
+                zi[i] *= 1.0 + sign * 1e-2
+                value = self.p.value(zi)
+                if np.isfinite(value) and value < 0.99 * f:
+                    return True
+        return False
 
     def _unless_plateau(self, z, f, g, verdict: Verdict) -> Verdict:
         """``verdict`` (a pass), or a failure where ``z`` is on a plateau (checked while
