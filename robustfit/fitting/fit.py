@@ -30,6 +30,7 @@ from .standardize import Standardizer
 from .start_choice import cover_regimes, distinct
 from .sufficient import sufficient_statistic_fit
 from .symmetries import absorbs_fixed_scale, at_scale, canonical_scale
+from .tight_ends import tighten_shape_ends
 from .unimodal import single_maximum
 
 SCORE_SIZE = 2000  # observations used to rank starting candidates
@@ -577,6 +578,7 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     if objective is None and not zd.censored:
         best = _off_domain_ends(spec, best, target, full, fixed_z, summary, gap_floor,
                                 attempts)
+        best = _with_tight_shape_ends(spec, best, target, full, fixed_z, gap_floor)
 
     if target is not full:
         # integral shapes (irwinhall's n) are chosen on the subsample: each integer tried
@@ -654,6 +656,28 @@ def _off_domain_ends(spec, best, target, full, fixed_z, summary, gap_floor, atte
                        f"the best start's optimum ({best.message})")
             best = _Best.of(res, nll_full, "domain_end", message)
     return best
+
+
+def _with_tight_shape_ends(spec: FitSpec, best, target, full, fixed_z: dict,
+                           gap_floor: float):
+    """``best``, or the profile with the shapes that are ends of the support tight
+    against the data where that is lower (loc or scale fixed; see
+    :mod:`.tight_ends`)."""
+    out = tighten_shape_ends(spec.dist, best.theta, target, fixed_z, spec.n_shapes,
+                             target.zmin, target.zmax, gap_floor)
+    if out is None:
+        return best
+    theta, value, converged = out
+    slack = 1e-9 * max(1.0, abs(best.value))
+    if not (value < best.value - slack
+            or (converged and not best.success and value <= best.value + slack)):
+        return best  # (a converged profile as good as an unconverged optimum replaces it)
+    nll_full = full(theta) if target is not full else value
+    message = (f"the support's ends held at the extreme observations, the free location "
+               f"or scale profiled ({'converged' if converged else 'not converged'}); "
+               f"before: {best.message}")
+    return best._replace(nll=nll_full, theta=theta, value=value, success=converged,
+                         start=best.start, message=message, hess_inv=None)
 
 
 def _canonical(spec: FitSpec, theta, full, fixed_z: dict, summary, gap_floor, attempts):

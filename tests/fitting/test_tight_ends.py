@@ -1,0 +1,64 @@
+"""Shapes that are ends of the support (truncnorm's a and b) with loc or scale fixed: the
+ends held at the extreme observations and the free location or scale profiled."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import robustfit
+from robustfit.fitting.tight_ends import shape_ends, tighten_shape_ends
+
+
+def _sample(shapes, seed, n=500):
+    from benchmarks.fit_cases import sample  # drawn as scipy's test_cont_fit draws
+
+    return sample(stats.truncnorm, shapes, n, seed=seed)
+
+
+@pytest.mark.parametrize("loc, scale", [(0.0, 1.0), (7e3, 3e-2), (-2e-9, 5e-11)])
+def test_truncnorm_with_fixed_scale_beats_the_truth_and_scipy(loc, scale):
+    # seed 13: the fit used to stop 0.07 above the truth and 0.78 above scipy's fit,
+    # saying success=True (the corner where both ends meet the data was not reached)
+    z = _sample((-1.0978730080013919, 2.730675410903198), 13)
+    x = loc + scale * z
+    res = robustfit.fit(stats.truncnorm, x, fscale=scale)
+    truth = -np.sum(stats.truncnorm.logpdf(x, -1.0978730080013919, 2.730675410903198,
+                                           loc, scale))
+    assert res.success and res.nll <= truth
+    # scipy's own fit, on the unit-scale sample where it works
+    ref = stats.truncnorm.fit(z, fscale=1.0)
+    assert res.nll - len(x) * np.log(scale) <= -np.sum(stats.truncnorm.logpdf(z, *ref)) + 1e-6
+    a, b, fitted_loc, _ = tuple(res)
+    # the ends sit at the extreme observations
+    assert fitted_loc + a * scale <= x.min() <= fitted_loc + a * scale + 1e-9 * scale
+    assert fitted_loc + b * scale >= x.max() >= fitted_loc + b * scale - 1e-9 * scale
+
+
+@pytest.mark.parametrize("loc, scale", [(0.0, 1.0), (7e3, 3e-2)])
+def test_truncnorm_with_fixed_loc_is_the_same_fit_at_every_magnitude(loc, scale):
+    # truncnorm(0.1, 2) with floc: 7.2 units above the truth at (7e3, 3e-2), success=False
+    z = _sample((0.1, 2.0), 13)
+    res = robustfit.fit(stats.truncnorm, loc + scale * z, floc=loc)
+    unit = robustfit.fit(stats.truncnorm, z, floc=0.0)
+    truth = -np.sum(stats.truncnorm.logpdf(loc + scale * z, 0.1, 2.0, loc, scale))
+    assert res.success and unit.success and res.nll <= truth
+    np.testing.assert_allclose(tuple(res)[:2], tuple(unit)[:2], rtol=1e-6)
+    assert tuple(res)[3] == pytest.approx(scale * tuple(unit)[3], rel=1e-6)
+
+
+def test_shape_ends_and_where_the_profile_does_not_apply():
+    assert shape_ends(stats.truncexpon, [2.0], [0]) == (None, 0)
+    assert shape_ends(stats.norm, [], []) == (None, None)
+    z = _sample((-1.0, 2.0), 1)
+
+    def nll(theta):
+        return -np.sum(stats.truncnorm.logpdf(z, *theta))
+
+    theta = [-1.5, 2.5, 0.0, 1.0]
+    # loc and scale both free, or both fixed: the parameterisation handles the ends
+    assert tighten_shape_ends(stats.truncnorm, theta, nll, {}, 2, z.min(), z.max(), 0) is None
+    assert tighten_shape_ends(stats.truncnorm, theta, nll, {2: 0.0, 3: 1.0}, 2,
+                              z.min(), z.max(), 0) is None
+    # a free shape that is not an end (truncweibull_min's c): not a one-dimensional profile
+    assert tighten_shape_ends(stats.truncweibull_min, [2.0, 0.1, 3.0, 0.0, 1.0], nll,
+                              {4: 1.0}, 3, 0.2, 2.5, 0) is None
