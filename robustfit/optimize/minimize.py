@@ -106,14 +106,15 @@ def robust_minimize(fun: Callable, x0, args: tuple = (), jac=None, bounds=None, 
         None: finite differences with steps scaled to ``|x|``; True: ``fun`` returns
         ``(f, g)``; a callable ``jac(x, *args)``; "jax": jitted ``jax.grad(fun)``; "auto":
         JAX when it is installed and ``fun`` is traceable, else finite differences. A
-        gradient that is non-finite, raises, or disagrees with finite differences is
-        replaced by finite differences (recorded).
+        gradient that is non-finite, raises, or disagrees with finite differences by
+        more than their own uncertainty is replaced by finite differences (recorded).
     bounds : sequence of (min, max) or scipy.optimize.Bounds, optional
     method : {"auto", "bfgs", "l-bfgs-b", "nelder-mead", "powell"}
         "auto": guarded BFGS with restarts and polish (with bounds: guarded BFGS inside
         them, then L-BFGS-B, restarts and Powell), and where none of these passed a
-        test, Powell from ``x0`` and up to four exploring runs; "l-bfgs-b": the bounded
-        stages without the guarded BFGS.
+        test, Powell from ``x0``, trust-region Newton on a finite-difference Hessian
+        (unbounded, at most 20 variables) and up to four exploring runs; "l-bfgs-b":
+        the bounded stages without the guarded BFGS.
     maxfev : int, optional
         Hard limit on calls of ``fun`` (default ``5000 * (n + 1)``).
     maxtime : float, optional
