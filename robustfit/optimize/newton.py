@@ -86,7 +86,7 @@ def finite_difference_hessian(p: ScaledProblem, z: np.ndarray, f: float,
             return None
         H = np.empty((m, m))
         for col, j in enumerate(coords):
-            h = p.step(z, j, FORWARD_STEP)
+            h = p.own_step(z, j, FORWARD_STEP)
             zj = z.copy()
             zj[j] += h
             gj = p.analytic_gradient(zj)
@@ -94,7 +94,7 @@ def finite_difference_hessian(p: ScaledProblem, z: np.ndarray, f: float,
                 return None
             H[:, col] = (gj[coords] - g0[coords]) / (zj[j] - z[j])
         return 0.5 * (H + H.T)
-    h = np.array([p.step(z, i, HESSIAN_STEP) for i in coords])
+    h = np.array([p.own_step(z, i, HESSIAN_STEP) for i in coords])
     out = _second_differences(p, z, f, np.eye(z.size)[:, coords], h)
     return None if out is None else out[0]
 
@@ -160,7 +160,7 @@ def newton_decrement_test(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarr
         return None
     base = FORWARD_STEP if p.analytic else HESSIAN_STEP
     reach = np.zeros_like(z)
-    reach[coords] = [p.step(z, i, base) for i in coords]
+    reach[coords] = [p.own_step(z, i, base) for i in coords]
     if not _inside(p, z, reach):
         return None  # a bound within a finite-difference step: an active constraint
     cost = n + 1 if p.analytic else 2 * n * n + 2

@@ -27,6 +27,7 @@ __all__ = ["ScaledProblem", "OutsideLimit", "FORWARD_STEP", "CENTRAL_STEP"]
 FORWARD_STEP = np.sqrt(np.finfo(float).eps)
 CENTRAL_STEP = np.finfo(float).eps ** (1 / 3)
 _MAX_BAD_GRADIENTS = 3
+SHRUNK = 0.1  # a variable below this fraction of its typical size gets steps of its own
 # an analytic gradient is dropped only where it disagrees with finite differences by
 # more than this many times their own uncertainty (see ScaledProblem.check_gradient)
 FD_TRUST = 10.0
@@ -90,6 +91,17 @@ class ScaledProblem:
         parameters (decay rates, for example).
         """
         return base * max(abs(z[i]), self.typical[i])
+
+    def own_step(self, z: np.ndarray, i: int, base: float) -> float:
+        """:meth:`step`, but with bounds relative to ``|z_i|`` alone where the variable
+        shrank below a tenth of its typical size: a positive amplitude fitted to data of
+        1e-7, started at 1, sits at 1.7e-7, where a step of 1.2e-4 crosses its lower
+        bound at 0 and the second-order check was not tried. (Without bounds the usual
+        step: there is nothing to cross.)"""
+        size = abs(float(z[i]))
+        if self.lower is not None and 0.0 < size < SHRUNK * self.typical[i]:
+            return base * size
+        return self.step(z, i, base)
 
     def set_typical(self, x0: np.ndarray) -> None:
         """Typical variable sizes from the start point (see :meth:`step`)."""

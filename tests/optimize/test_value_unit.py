@@ -106,3 +106,28 @@ def test_a_fit_to_tiny_data_from_a_far_start_reaches_its_parameters(magnitude):
     assert not res.success or res.fun <= 1.001 * np.sum(ref.fun ** 2)
     assert res.success
     np.testing.assert_allclose(res.x, ref.x, rtol=1e-5)
+
+
+def test_a_bounded_fit_to_tiny_data_gets_its_second_order_check():
+    # amplitude * exp(-rate t) + offset on data of 1e-7, amplitude >= 0: the amplitude
+    # sat at 1.7e-7 (started at 1), within the Hessian's step of its bound at 0, so the
+    # Newton check was not tried and success was claimed at 4e4 times the minimum with
+    # the rate at 1.23 against 0.40; steps of the variable's own size fit inside
+    from scipy.optimize import least_squares
+
+    t = np.linspace(0, 10, 50)
+    rng = np.random.default_rng(5)
+    y = 1e-7 * (1.5 * np.exp(-0.4 * t) + 0.3) + 1e-10 * rng.standard_normal(t.size)
+
+    def residuals(p):
+        return y - (p[0] * np.exp(-p[1] * t) + p[2])
+
+    bounds = [(0, np.inf), (0, 10), (-1, 1)]
+    lo, hi = np.array(bounds).T
+    ref = least_squares(residuals, [1.0, 1.0, 0.0], bounds=(lo, hi), x_scale="jac",
+                        xtol=1e-15, ftol=1e-15, gtol=1e-15)
+    f_ref = float(np.sum(ref.fun ** 2))
+    res = robust_minimize(lambda p: float(np.sum(residuals(p) ** 2)), [1.0, 1.0, 0.0],
+                          bounds=bounds, rng=0)
+    assert not res.success or res.fun <= f_ref * (1 + 1e-3), (res.fun, f_ref, res.message)
+    assert res.fun <= f_ref * (1 + 1e-3)
