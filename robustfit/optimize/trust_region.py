@@ -112,7 +112,8 @@ def trust_region_newton(p: ScaledProblem, z: np.ndarray, f: float,
     ``0.1 gtol |f|`` (the test of :mod:`robustfit.optimize.newton`), the radius shrinks
     to rounding, a Hessian cannot be measured, or ``max_evaluations`` are spent.
 
-    ``gradient(z, f)`` gives an accurate (analytic or central-difference) gradient. The
+    ``gradient(z, f)`` gives an accurate (analytic, or extrapolated finite-difference)
+    gradient. The
     best point is kept by the guarded objective; this returns only why it stopped.
     With bounds every step is clipped to the box (``robust_minimize`` runs the stage
     on unbounded problems only).
