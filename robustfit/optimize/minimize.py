@@ -525,7 +525,15 @@ class _Run:
         _, _, reason = gradient_sampling(self.p, zb, fb, radius=radius, rng=self.rng,
                                          max_iter=20 * self.n + 20, gtol=self.opts["gtol"],
                                          log=self.log, stage=stage, max_evaluations=share)
-        self.verdict = self._final_test()
+        # its Armijo steps along the sampled direction can run a variable off onto a
+        # plateau too (Jennrich-Sampson from 100 x0: a rate to -5e303, where its
+        # exponentials are exactly 0, certified 2.1x above the minimum), and the
+        # restarts that follow start off it
+        self.check_plateaus = self.inp.method in ("auto", "bfgs")
+        try:
+            self.verdict = self._final_test()
+        finally:
+            self.check_plateaus = False
         self.log.add(stage, "stage_end", outcome=reason, f_start=fb, f_best=self.guard.best_f,
                      test=self.verdict.test, measure=self.verdict.measure,
                      passed=self.verdict.passed)
@@ -796,7 +804,7 @@ class _Run:
             # f is negligible in the problem's unit: zero as far as it goes (down to
             # gtol**2; where a Hessian costs little against what the run has spent,
             # down to rounding: Lanczos1, minimum 1e-25, stopped at 1e-15 and 1e-19)
-            if f > 0 and self._lower_a_percent_away(z, f):
+            if f > EPS * EPS and self._lower_a_percent_away(z, f):
                 self.doubted = True
                 return Verdict(False, np.inf, "small gradient (f negligible in the "
                                "start's unit, but a 1% change of a variable lowers it)")
@@ -851,7 +859,10 @@ class _Run:
         least-squares fit to data of 1e-8 from a start of size 1 passed at f = 4e-16
         (zero in the start's unit) with its amplitude 60% high and its rate doubled,
         where such moves lower ``f`` by a third (the minimum is 3.5e-19). Beyond
-        PERCENT_PROBES variables, that many chosen at random are moved."""
+        PERCENT_PROBES variables, that many chosen at random are moved. Not tried below
+        ``eps**2`` of the unit, the values of ``f`` at its variables' rounding: a
+        quadratic bowl whose minimiser has a coordinate at 0 reached f = 7e-44 with that
+        coordinate at 1e-22, and moving it 1% towards 0 lowers ``f`` by 2%."""
         moved = np.flatnonzero(z)
         if moved.size > PERCENT_PROBES:
             moved = self.rng.choice(moved, PERCENT_PROBES, replace=False)

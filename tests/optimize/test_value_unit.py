@@ -6,7 +6,7 @@ stationary at its start; these tests pin that f's scale does not decide success.
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import rosen, rosen_der
 
@@ -28,6 +28,8 @@ def test_scaled_rosenbrock_is_solved_not_stopped_at_the_start(factor, analytic):
 
 @settings(max_examples=15, deadline=None)
 @given(log_factor=st.floats(-20, 0), shift=st.floats(-3, 3))
+@example(log_factor=-0.0625, shift=0.0)  # a coordinate of the minimiser at 0: the 1%
+# probe of a negligible pass lowered f = 7e-44 by 2% there (now not tried below eps**2)
 def test_success_does_not_depend_on_the_unit_of_f(log_factor, shift):
     """A quadratic bowl times any factor: success only at the minimum."""
     centre = np.array([shift, 2.0, -1.0])
