@@ -140,7 +140,10 @@ def newton_decrement_test(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarr
     the budget for the Hessian. With bounds, no evaluation leaves them: a Newton point
     beyond one fails the test, and stencils or probes that would cross one are skipped.
     ``free`` (a mask) restricts the test to those variables, the others held: the
-    minimum over the face of the box where the rest sit on their bounds.
+    minimum over the face of the box where the rest sit on their bounds. A Hessian
+    whose curvatures span more than ILL_CONDITIONED is measured again along its
+    eigenvectors before the test may pass (without bounds, with the gradient
+    extrapolated to fourth order), and that measurement decides.
 
     Examples
     --------
