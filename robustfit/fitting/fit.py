@@ -663,8 +663,9 @@ def _with_tight_shape_ends(spec: FitSpec, best, target, full, fixed_z: dict,
     """``best``, or the profile with the shapes that are ends of the support tight
     against the data where that is lower (loc or scale fixed; see
     :mod:`.tight_ends`)."""
+    # (the ends against every observation's extremes, where the target is a subsample)
     out = tighten_shape_ends(spec.dist, best.theta, target, fixed_z, spec.n_shapes,
-                             target.zmin, target.zmax, gap_floor)
+                             full.zmin, full.zmax, gap_floor)
     if out is None:
         return best
     theta, value, converged = out
@@ -673,6 +674,8 @@ def _with_tight_shape_ends(spec: FitSpec, best, target, full, fixed_z: dict,
             or (converged and not best.success and value <= best.value + slack)):
         return best  # (a converged profile as good as an unconverged optimum replaces it)
     nll_full = full(theta) if target is not full else value
+    if not np.isfinite(nll_full):
+        return best
     message = (f"the support's ends held at the extreme observations, the free location "
                f"or scale profiled ({'converged' if converged else 'not converged'}); "
                f"before: {best.message}")
