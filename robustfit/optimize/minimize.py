@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import numpy as np
 from scipy.optimize import OptimizeResult
@@ -26,7 +27,7 @@ from .events import EventLog
 from .fallbacks import run_scipy_stage
 from .gradients import gradient_source
 from .inputs import check_inputs
-from .newton import MAX_DIMENSION, newton_decrement_test
+from .newton import MAX_DIMENSION, hessian_cost, newton_decrement_test
 from .objective import BudgetExhausted, GuardedObjective
 from .problem import CENTRAL_STEP, OutsideLimit, ScaledProblem
 from .restarts import restart_point
@@ -245,10 +246,11 @@ class _Run:
         self._start_gradient: tuple[np.ndarray, np.ndarray] | None = None
         self.start_scale = problem.scale.copy()
         self.doubted = False  # a pass of the gradient test was withdrawn (_second_opinion)
-        # a plateau withholds success until a run off it has been tried: checked in the
-        # first descent (and the L-BFGS-B stage after it, with bounds) and in the
-        # exploring runs, which start far from the best point
-        self.check_plateaus = inp.method in ("auto", "bfgs")
+        # a plateau withholds success until a run off it has been tried: checked (with
+        # the guarded BFGS) in the first descent and the L-BFGS-B stage after it, the
+        # restarts, the gradient-sampling stage and the exploring runs
+        self.uses_bfgs = inp.method in ("auto", "bfgs")  # (the guarded BFGS runs)
+        self.check_plateaus = False
 
     # -- stages ---------------------------------------------------------------------
     def execute(self) -> None:
@@ -330,11 +332,20 @@ class _Run:
                     return z, f
         return None, None
 
+    @contextmanager
+    def _plateaus_checked(self, on: bool) -> Iterator[None]:
+        """Within: the stopping tests withhold success on a plateau (where ``on``)."""
+        self.check_plateaus = on
+        try:
+            yield
+        finally:
+            self.check_plateaus = False
+
     def _first_descent(self, z0, f0) -> None:
         """Guarded BFGS from the start, and once more off a plateau it ran onto (with
         bounds, until its line searches keep running into them)."""
-        self._bfgs_attempt("bfgs", z0, f0, yield_at_bounds=self.bounded)
-        self.check_plateaus = False
+        with self._plateaus_checked(self.uses_bfgs):
+            self._bfgs_attempt("bfgs", z0, f0, yield_at_bounds=self.bounded)
         self._off_plateau(z0)
 
     def _off_plateau(self, z0) -> None:
@@ -378,9 +389,9 @@ class _Run:
             # a restart can run onto a plateau too (Osborne 1 from a perturbed start: a
             # decay rate at 77, f exactly constant for rates from 3 to 77, certified
             # 449x above the minimum): one run off it, as after the first descent
-            self.plateau, self.check_plateaus = [], self.inp.method in ("auto", "bfgs")
-            self._bfgs_attempt(stage, z, f)
-            self.check_plateaus = False
+            self.plateau = []
+            with self._plateaus_checked(self.uses_bfgs):
+                self._bfgs_attempt(stage, z, f)
             self._off_plateau(self.p.to_z(self.inp.x0))  # (where those variables varied)
             self._note_agreement(stage, f, zb, fb)
         if self.opts["polish"] and not self.verdict.passed:
@@ -474,11 +485,8 @@ class _Run:
         # a far start can run a saturating term onto a plateau (Osborne 1 from 10 x0: a
         # decay rate at 7, its exponential zero at all but one observation): a plateau
         # an exploring run ends on is not certified
-        self.check_plateaus = not self.bounded
-        try:
+        with self._plateaus_checked(not self.bounded):
             self._explore_runs(z0, bounds, runs, until_passed)
-        finally:
-            self.check_plateaus = False
 
     def _explore_runs(self, z0, bounds, runs: int, until_passed: bool) -> None:
         for k in range(1, runs + 1):
@@ -532,11 +540,8 @@ class _Run:
         # plateau too (Jennrich-Sampson from 100 x0: a rate to -5e303, where its
         # exponentials are exactly 0, certified 2.1x above the minimum), and the
         # restarts that follow start off it
-        self.check_plateaus = self.inp.method in ("auto", "bfgs")
-        try:
+        with self._plateaus_checked(self.uses_bfgs):
             self.verdict = self._final_test()
-        finally:
-            self.check_plateaus = False
         self.log.add(stage, "stage_end", outcome=reason, f_start=fb, f_best=self.guard.best_f,
                      test=self.verdict.test, measure=self.verdict.measure,
                      passed=self.verdict.passed)
@@ -592,7 +597,7 @@ class _Run:
 
     def _bounded_stages(self, z0, f0) -> None:
         bounds = list(zip(self.p.lower, self.p.upper, strict=True)) if self.bounded else None
-        guarded = self.inp.method in ("auto", "bfgs")
+        guarded = self.uses_bfgs
         z = z0
         if guarded:
             # first the guarded BFGS with the box as its domain (points outside are inf,
@@ -606,10 +611,10 @@ class _Run:
             if self.verdict.passed:
                 return
             z = self._best()[0]
-            self.plateau, self.check_plateaus = [], True
-        self._scipy_stage("l-bfgs-b", z, bounds)
+            self.plateau = []
+        with self._plateaus_checked(guarded):
+            self._scipy_stage("l-bfgs-b", z, bounds)
         if guarded:
-            self.check_plateaus = False
             self._off_plateau(z0)
         for attempt in range(1, self.opts["max_restarts"] + 1):
             if self.verdict.passed:
@@ -801,8 +806,8 @@ class _Run:
         (the pass stands), ``_RETEST``, or a verdict.
         """
         gtol = self.opts["gtol"]
-        hessian_cost = 2 * self.n * self.n + 2 if not self.p.analytic else self.n + 1
-        cheap = hessian_cost <= CHEAP_SHARE * self.guard.nfev
+        cost = hessian_cost(self.p, self.n)
+        cheap = cost <= CHEAP_SHARE * self.guard.nfev
         if abs(f) <= (EPS if cheap else gtol * gtol):
             # f is negligible in the problem's unit: zero as far as it goes (down to
             # gtol**2; where a Hessian costs little against what the run has spent,
@@ -834,7 +839,7 @@ class _Run:
                 self.doubted = True
                 return Verdict(False, float(np.max(held)) / abs(f), "small gradient (a "
                                "variable on its bound slopes into the box)")
-        if self.n <= MAX_DIMENSION and self.guard.nfev + hessian_cost > self.inp.maxfev:
+        if self.n <= MAX_DIMENSION and self.guard.nfev + cost > self.inp.maxfev:
             # the check is due and the budget cannot pay for it: the pass is not taken
             # on trust (NIST's Lanczos2 from twice its certified values was "converged"
             # 8.6x above its minimum by the last exploring run, 11 evaluations short)

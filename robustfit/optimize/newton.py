@@ -27,7 +27,7 @@ import numpy as np
 from .problem import FORWARD_STEP, ScaledProblem
 
 __all__ = ["newton_decrement_test", "NewtonCheck", "finite_difference_hessian",
-           "HESSIAN_STEP"]
+           "hessian_cost", "HESSIAN_STEP"]
 
 HESSIAN_STEP = np.finfo(float).eps ** 0.25  # second differences: rounding ~ eps / h**2
 # largest dimension for which the test is tried: it costs 2 n**2 + 2 evaluations with
@@ -131,6 +131,12 @@ def _second_differences(p: ScaledProblem, z: np.ndarray, f: float, V: np.ndarray
     return H, g
 
 
+def hessian_cost(p: ScaledProblem, n: int) -> int:
+    """Evaluations a Hessian over ``n`` variables costs: ``n + 1`` gradients with an
+    analytic one, ``2 n**2 + 2`` values with second differences."""
+    return n + 1 if p.analytic else 2 * n * n + 2
+
+
 def newton_decrement_test(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarray,
                           gtol: float, free: np.ndarray | None = None) -> NewtonCheck | None:
     """The Newton-decrement test at ``z``; None when not tried.
@@ -166,7 +172,7 @@ def newton_decrement_test(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarr
     reach[coords] = [p.own_step(z, i, base) for i in coords]
     if not _inside(p, z, reach):
         return None  # a bound within a finite-difference step: an active constraint
-    cost = n + 1 if p.analytic else 2 * n * n + 2
+    cost = hessian_cost(p, n)
     if p.guard.maxfev is not None and p.guard.nfev + cost > p.guard.maxfev:
         return None
     H = finite_difference_hessian(p, z, f, g, coords)

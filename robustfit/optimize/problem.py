@@ -139,7 +139,7 @@ class ScaledProblem:
     def value(self, z: np.ndarray) -> float:
         """``f`` at ``z``; inf, without calling ``f``, outside the bounds (a line search
         that runs past one then shortens its step, as it does at a bad point)."""
-        if self.lower is not None and (np.any(z < self.lower) or np.any(z > self.upper)):
+        if not self._inside(z):
             self.outside += 1
             if self.outside_limit is not None and self.outside > self.outside_limit:
                 raise OutsideLimit()
