@@ -15,7 +15,7 @@ lognorm(floc=0) and weibull_min(floc=0), timing robustfit, scipy and one numpy p
 
 Usage: python benchmarks/fit.py [--n 1000] [--dists a,b] [--timeout 60] [--out PATH]
                                 [--fitters robustfit,scipy] [--magnitudes 0:1,5e7:3e-3]
-                                [--seed 1234] [--cold]
+                                [--seed 1234] [--cold] [--fix floc|fscale]
        python benchmarks/fit.py --big [--big-n 1000000,10000000] [--timeout 600]
 """
 
@@ -41,8 +41,10 @@ import robustfit  # noqa: E402
 TOL = 1e-6  # relative slack on "NLL <= truth's"
 
 
-def _one(label, dist, shapes, n, loc, scale, which, seed=1234):
+def _one(label, dist, shapes, n, loc, scale, which, seed=1234, fix=""):
     x = loc + scale * sample(dist, shapes, n, seed=seed)
+    # the true loc or scale held fixed, as a user would pass floc= or fscale=
+    kwds = {"floc": loc} if fix == "floc" else {"fscale": scale} if fix == "fscale" else {}
     ref = true_nll(dist, shapes, loc, scale, x)
     t0 = time.perf_counter()
     err = None
@@ -51,9 +53,9 @@ def _one(label, dist, shapes, n, loc, scale, which, seed=1234):
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             if which == "scipy":
-                est = tuple(float(v) for v in dist.fit(x))
+                est = tuple(float(v) for v in dist.fit(x, **kwds))
             else:
-                res = robustfit.fit(dist, x)
+                res = robustfit.fit(dist, x, **kwds)
                 est, start = tuple(res), res.start
     except Exception as exc:  # scipy's fit may raise; that is an outcome we record
         est, err = None, f"{type(exc).__name__}: {exc}"[:200]
@@ -262,6 +264,8 @@ def main(argv=None):
                                                   "fit.json"))
     ap.add_argument("--seed", type=int, default=1234,
                     help="seed of the samples (scipy's test_cont_fit uses 1234)")
+    ap.add_argument("--fix", choices=("", "floc", "fscale"), default="",
+                    help="hold the true loc (floc) or scale (fscale) fixed in every fit")
     ap.add_argument("--cold", action="store_true",
                     help="time each fit as the first of its process (no warm-up fits)")
     ap.add_argument("--big", action="store_true")
@@ -294,7 +298,7 @@ def main(argv=None):
             for loc, scale in magnitudes:
                 for which in args.fitters.split(","):
                     r = run_with_timeout((label, dist, shapes, n, loc, scale, which,
-                                          args.seed),
+                                          args.seed, args.fix),
                                          args.timeout, warm=not args.cold)
                     rows.append(r)
                     flag = "ok " if r["ok"] else "BAD"
