@@ -217,10 +217,13 @@ def newton_decrement_test(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarr
             # stencil's own central differences err by s**2 f'(3) / 6 along them too)
             g_along = out[1] if p.analytic or p.lower is not None else vecs.T @ g
             refined = _model_check(p, z, f, g_along, out[0], directions, tol)
-            if refined.passed or refined.improved or refined.measure < np.inf:
+            if refined.passed:
+                return _unless_lower_along_flat_valley(p, z, f, out[0], directions,
+                                                       tol, refined)
+            if refined.improved or refined.measure < np.inf:
                 return refined
     if check.passed:
-        return check
+        return _unless_lower_along_flat_valley(p, z, f, H, basis, tol, check)
     if check.measure == np.inf:  # indefinite: probe along the negative curvature
         return NewtonCheck(False, np.inf,
                            _descends_along_least_curvature(p, z, f, g, H, basis))
@@ -246,6 +249,102 @@ def _model_check(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarray,
     improved = bool(np.isfinite(f_newton) and f_newton < f)
     passed = decrement <= tol and not (np.isfinite(f_newton) and f_newton < f - tol)
     return NewtonCheck(passed, decrement / abs(f) if f != 0 else np.inf, improved)
+
+
+def _unless_lower_along_flat_valley(p: ScaledProblem, z: np.ndarray, f: float,
+                                    H: np.ndarray, V: np.ndarray, tol: float,
+                                    check: NewtonCheck) -> NewtonCheck:
+    """``check`` (a pass), or a failure with ``improved`` where ``H`` is singular to
+    rounding and a point lower than ``f - tol`` lies along its flat direction, the
+    others re-minimised (:func:`_lower_along_flat_valley`)."""
+    if _lower_along_flat_valley(p, z, f, H, V, tol):
+        return NewtonCheck(False, check.measure, True)
+    return check
+
+
+# a Hessian whose smallest eigenvalue is below this fraction of its largest is singular
+# to rounding: the quadratic model says nothing along that eigenvector
+SINGULAR = 1e-8
+# lengths of the probes along a flat valley, relative to max(1, |z|), and the Newton
+# steps that re-minimise the other directions at each
+_VALLEY_PROBES = (1e-3, 1e-2, 1e-1)
+_VALLEY_NEWTON_STEPS = 2
+
+
+def _lower_along_flat_valley(p: ScaledProblem, z: np.ndarray, f: float, H: np.ndarray,
+                             V: np.ndarray, tol: float) -> bool:
+    """Whether a point lower than ``f - tol`` lies along the flattest eigenvector of a
+    Hessian ``H`` (in the basis ``V``) that is singular to rounding.
+
+    A passing Newton decrement says nothing along a direction of zero curvature: there
+    ``f`` may still fall along a *curved* valley, which straight moves (and the model)
+    miss because the other variables must follow. NIST's MGH17 (two decaying
+    exponentials) has such a valley where the two rates merge and the amplitudes run to
+    +-324 with opposite signs: the Hessian's eigenvalues spanned 5e-9 to 6e9, the
+    decrement passed at f = 7.98e-5, 46% above the minimum, and so did Levenberg-
+    Marquardt. Here the point is moved along that eigenvector by :data:`_VALLEY_PROBES`
+    of its size, both ways, and the other directions re-minimised by
+    :data:`_VALLEY_NEWTON_STEPS` Newton steps on the measured curvatures, each halved
+    until it lowers ``f``. At a degenerate minimum (``x**4 + y**2``) or along a line of
+    minima (an over-parametrised model) nothing is lower. Each probe costs a few
+    gradients; none is tried where the bounds are within reach.
+    """
+    try:
+        vals, vecs = np.linalg.eigh(H)
+    except np.linalg.LinAlgError:
+        return False
+    if not vals[-1] > 0 or vals[0] > SINGULAR * vals[-1] or vals.size < 2:
+        return False
+    flat = V @ vecs[:, 0]
+    rest, curvatures = V @ vecs[:, 1:], vals[1:]
+    size = max(1.0, float(np.max(np.abs(z))))
+    # the slopes along the other eigenvectors by central differences, each with a step
+    # that changes f by about REFINE_CHANGE |f| (coordinate differences mix the stiff
+    # curvature's truncation error into the soft directions' slopes)
+    steps = np.minimum(np.sqrt(REFINE_CHANGE * abs(f) / curvatures), size)
+    for t in _VALLEY_PROBES:
+        for sign in (1.0, -1.0):
+            zt = z + sign * t * size * flat
+            if not _inside(p, zt, np.zeros_like(z)):
+                continue
+            ft = p.value(zt)
+            for _ in range(_VALLEY_NEWTON_STEPS):
+                slopes = _directional_slopes(p, zt, rest, steps) if np.isfinite(ft) else None
+                if slopes is None:
+                    break
+                zt, ft = _halved_until_lower(p, zt, ft, -rest @ (slopes / curvatures))
+            if np.isfinite(ft) and ft < f - tol:
+                return True
+    return False
+
+
+def _directional_slopes(p: ScaledProblem, z: np.ndarray, V: np.ndarray,
+                        steps: np.ndarray) -> np.ndarray | None:
+    """Central differences of ``f`` along the columns of ``V`` with ``steps``; None
+    where a stencil leaves the bounds or hits a bad point."""
+    slopes = np.empty(V.shape[1])
+    for k in range(V.shape[1]):
+        move = steps[k] * V[:, k]
+        if not _inside(p, z, np.abs(move)):
+            return None
+        ahead, behind = p.value(z + move), p.value(z - move)
+        if not (np.isfinite(ahead) and np.isfinite(behind)):
+            return None
+        slopes[k] = (ahead - behind) / (2.0 * steps[k])
+    return slopes
+
+
+def _halved_until_lower(p: ScaledProblem, z: np.ndarray, f: float, step: np.ndarray,
+                        halvings: int = 6) -> tuple[np.ndarray, float]:
+    """``z + step`` halved until ``f`` is lower there (at most ``halvings`` times), or
+    ``(z, f)`` where no such step is lower."""
+    for _ in range(halvings):
+        if _inside(p, z + step, np.zeros_like(z)):
+            value = p.value(z + step)
+            if np.isfinite(value) and value < f:
+                return z + step, value
+        step = 0.5 * step
+    return z, f
 
 
 # lengths of the probes along the direction of least curvature, relative to max(1, |z|)

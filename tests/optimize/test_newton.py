@@ -150,3 +150,40 @@ def test_a_relative_pass_far_from_the_minimum_is_checked_where_the_hessian_is_ch
     res = robust_minimize(p.fun, x0, rng=0, maxfev=20000)
     assert not res.success or p.solved(res.fun), (res.fun, res.message)
     assert p.solved(res.fun)
+
+
+# NIST's MGH17 (y = b1 + b2 exp(-b4 t) + b3 exp(-b5 t)) where BFGS from the first start
+# stopped on AVX-512 OpenBLAS kernels: the two rates merged, the amplitudes +-324 with
+# opposite signs, f = 7.98e-5 against the minimum 5.46e-5. The Hessian's curvatures span
+# 5e-9 to 6e9; the decrement passed (measure 8e-9), and so does Levenberg-Marquardt
+MGH17_VALLEY = [0.38224113419719355, -324.2630248001542, 324.72912406108504,
+                0.016721413681627914, 0.016675459730052843]
+
+
+def test_no_certificate_in_a_curved_valley_the_hessian_cannot_see():
+    from benchmarks.nist_problems import nist_problems
+
+    nist = {q.name: q for q in nist_problems()}["MGH17_start1"]
+    x = np.array(MGH17_VALLEY)
+    p = _problem(nist.fun, x)
+    z = p.to_z(x)
+    f = nist.fun(x)
+    check = newton_decrement_test(p, z, f, p.finite_difference(z, f, "central"), gtol=1e-6)
+    assert not check.passed and check.improved
+    # lower along the valley, by more than the certificate's tolerance
+    assert p.guard.best_f < f * (1 - 1e-7)
+
+
+@pytest.mark.parametrize("fun,x", [
+    # a line of minima (an over-parametrised model: only a + b matters)
+    (lambda x: float(1 + (x[0] + x[1] - 1) ** 2 + (x[2] - 2) ** 2), [0.3, 0.7, 2.0]),
+    # a degenerate minimum: zero curvature along x0, quartic growth
+    (lambda x: float(1 + x[0] ** 4 + 3 * x[1] ** 2), [0.0, 0.0]),
+])
+def test_singular_hessians_at_true_minima_keep_their_certificate(fun, x):
+    x = np.asarray(x, dtype=float)
+    p = _problem(fun, np.ones_like(x))
+    z = p.to_z(x)
+    check = newton_decrement_test(p, z, fun(x), np.zeros_like(x), gtol=1e-6)
+    assert check.passed
+    assert p.guard.best_f >= fun(x) - 1e-15
