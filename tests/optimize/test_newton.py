@@ -7,6 +7,7 @@ import pytest
 from scipy.optimize import least_squares
 
 from robustfit import robust_minimize
+from robustfit.optimize import newton
 from robustfit.optimize.newton import finite_difference_hessian, newton_decrement_test
 from robustfit.optimize.objective import GuardedObjective
 from robustfit.optimize.problem import ScaledProblem
@@ -156,6 +157,7 @@ def test_a_relative_pass_far_from_the_minimum_is_checked_where_the_hessian_is_ch
 # stopped on AVX-512 OpenBLAS kernels: the two rates merged, the amplitudes +-324 with
 # opposite signs, f = 7.98e-5 against the minimum 5.46e-5. The Hessian's curvatures span
 # 5e-9 to 6e9; the decrement passed (measure 8e-9), and so does Levenberg-Marquardt
+lower_along_flat_valley = newton._lower_along_flat_valley
 MGH17_VALLEY = [0.38224113419719355, -324.2630248001542, 324.72912406108504,
                 0.016721413681627914, 0.016675459730052843]
 
@@ -177,13 +179,21 @@ def test_no_certificate_in_a_curved_valley_the_hessian_cannot_see():
 @pytest.mark.parametrize("fun,x", [
     # a line of minima (an over-parametrised model: only a + b matters)
     (lambda x: float(1 + (x[0] + x[1] - 1) ** 2 + (x[2] - 2) ** 2), [0.3, 0.7, 2.0]),
-    # a degenerate minimum: zero curvature along x0, quartic growth
-    (lambda x: float(1 + x[0] ** 4 + 3 * x[1] ** 2), [0.0, 0.0]),
+    # a degenerate minimum: zero curvature along x0 + x1, quartic growth
+    (lambda x: float(1 + (x[0] + x[1]) ** 4 + 3 * (x[0] - x[1]) ** 2), [0.0, 0.0]),
 ])
-def test_singular_hessians_at_true_minima_keep_their_certificate(fun, x):
+def test_singular_hessians_at_true_minima_keep_their_certificate(fun, x, monkeypatch):
+    probes = []
+
+    def spy(*args):
+        probes.append(lower_along_flat_valley(*args))
+        return probes[-1]
+
+    monkeypatch.setattr(newton, "_lower_along_flat_valley", spy)
     x = np.asarray(x, dtype=float)
     p = _problem(fun, np.ones_like(x))
     z = p.to_z(x)
     check = newton_decrement_test(p, z, fun(x), np.zeros_like(x), gtol=1e-6)
     assert check.passed
+    assert probes == [False]  # probed, and nothing lower
     assert p.guard.best_f >= fun(x) - 1e-15
