@@ -289,9 +289,11 @@ def _lower_along_flat_valley(p: ScaledProblem, z: np.ndarray, f: float, H: np.nd
     Marquardt. Here the point is moved along that eigenvector by :data:`_VALLEY_PROBES`
     of its size, both ways, and the other directions re-minimised by
     :data:`_VALLEY_NEWTON_STEPS` Newton steps on the measured curvatures, each halved
-    until it lowers ``f``. At a degenerate minimum (``x**4 + y**2``) or along a line of
-    minima (an over-parametrised model) nothing is lower. Each probe costs a few
-    gradients; none is tried where the bounds are within reach.
+    until it lowers ``f``. At a degenerate minimum (``(x + y)**4 + (x - y)**2``) or along
+    a line of minima (an over-parametrised model) nothing is lower. Flatness along one
+    variable alone does not trigger the probes (the diagonal scaling hides it): a valley
+    that curves involves several. Each probe costs a few slopes; none is tried where the
+    bounds are within reach.
     """
     try:
         vals, vecs = np.linalg.eigh(H)

@@ -56,7 +56,7 @@ def test_hinge_references_agree():
     for lam in (0.1, 0.01):
         f_l2, gap = hinge_l2_minimum(X, y, lam)
         assert f_lp <= f_l2 + 1e-9
-        assert -1e-12 <= gap < 1e-12  # the KKT polish closes it to rounding
+        assert -1e-12 <= gap < 1e-12  # the active-set KKT solve closes it to rounding
     # and no point of a coarse random search beats the LP optimum
     rng = np.random.default_rng(0)
     best = min(hinge_loss(rng.standard_normal(5), X, y) for _ in range(2000))
