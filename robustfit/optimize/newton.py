@@ -27,7 +27,7 @@ import numpy as np
 from .problem import FORWARD_STEP, ScaledProblem
 
 __all__ = ["newton_decrement_test", "NewtonCheck", "finite_difference_hessian",
-           "hessian_cost", "HESSIAN_STEP"]
+           "hessian_cost", "HESSIAN_STEP", "newton_move"]
 
 HESSIAN_STEP = np.finfo(float).eps ** 0.25  # second differences: rounding ~ eps / h**2
 # largest dimension for which the test is tried: it costs 2 n**2 + 2 evaluations with
@@ -228,6 +228,41 @@ def newton_decrement_test(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarr
         return NewtonCheck(False, np.inf,
                            _descends_along_least_curvature(p, z, f, g, H, basis))
     return check
+
+
+def newton_move(p: ScaledProblem, z: np.ndarray, f: float,
+                g: np.ndarray) -> float | None:
+    """The largest move of a variable to the Newton point, relative to the variable's
+    size (``max(|z_i|, typical_i)``, as finite-difference steps are); the Newton point
+    is evaluated. None where it is not tried (beyond :data:`MAX_DIMENSION` variables,
+    with bounds, without the budget) or the Hessian is not positive definite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustfit.optimize.objective import GuardedObjective
+    >>> fun = lambda x: float((x[0] - 1) ** 2 + 3 * x[1] ** 2)
+    >>> p = ScaledProblem(GuardedObjective(fun), np.ones(2))
+    >>> z = np.array([1.0, 1e-9])             # the minimiser is (1, 0)
+    >>> move = newton_move(p, z, fun(z), np.array([0.0, 6e-9]))
+    >>> bool(move < 1e-8)
+    True
+    """
+    n = z.size
+    if n > MAX_DIMENSION or p.lower is not None:
+        return None
+    if p.guard.maxfev is not None and p.guard.nfev + hessian_cost(p, n) + 1 > p.guard.maxfev:
+        return None
+    H = finite_difference_hessian(p, z, f, g)
+    if H is None or not np.all(np.isfinite(H)):
+        return None
+    try:
+        L = np.linalg.cholesky(H)
+    except np.linalg.LinAlgError:
+        return None
+    step = -np.linalg.solve(L.T, np.linalg.solve(L, g))
+    p.value(z + step)  # (kept as the best point where it is lower)
+    return float(np.max(np.abs(step) / np.maximum(np.abs(z), p.typical)))
 
 
 def _model_check(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarray,

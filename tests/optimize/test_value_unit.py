@@ -133,3 +133,22 @@ def test_a_bounded_fit_to_tiny_data_gets_its_second_order_check():
                           bounds=bounds, rng=0)
     assert not res.success or res.fun <= f_ref * (1 + 1e-3), (res.fun, f_ref, res.message)
     assert res.fun <= f_ref * (1 + 1e-3)
+
+
+@pytest.mark.parametrize("scale", [1.0, 10.0])
+def test_a_minimiser_coordinate_at_zero_keeps_the_first_pass(scale):
+    # MGH's helical valley, minimiser (1, 0, 0): the first descent reaches f = 2e-16,
+    # negligible in the start's unit, where moving x2 or x3 by 1% of itself (towards 0)
+    # lowers f by 1% to 6%, as a 1% move of the tiny fit's amplitude above does (3%);
+    # the Newton point, 2e-9 away here and half the rate away there, tells them apart.
+    # Before, the pass was withdrawn and four restarts, gradient sampling, Nelder-Mead
+    # and Powell followed (1,110 evaluations, where the first descent took 164)
+    from benchmarks.minimize_problems import catalogue
+
+    name = "helical_valley" if scale == 1.0 else "helical_valley_x10"
+    (problem,) = [p for p in catalogue() if p.name == name]
+    res = robust_minimize(problem.fun, problem.x0, rng=0)
+    assert res.success, res.message
+    assert res.restarts == 0
+    assert res.fun <= 1e-12
+    np.testing.assert_allclose(res.x, [1.0, 0.0, 0.0], atol=1e-6)
