@@ -76,7 +76,8 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
                  on_iteration: Callable[[np.ndarray, float, np.ndarray], None] | None = None,
                  refine: Callable[[np.ndarray, float], np.ndarray | None] | None = None,
                  H0: np.ndarray | None = None, max_move: float = np.inf,
-                 rel_noise: float = 0.0) -> CoreOutcome:
+                 rel_noise: float = 0.0,
+                 fd_steps: Callable[[np.ndarray], np.ndarray] | None = None) -> CoreOutcome:
     """Run guarded BFGS from ``(z, f, g)`` until ``converged`` or a stall.
 
     Parameters
@@ -102,6 +103,9 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
         The largest change of any coordinate in one iteration, and the relative
         rounding level of ``value`` (see
         :func:`~robustfit.optimize.linesearch.weak_wolfe_search`).
+    fd_steps : callable or None
+        ``fd_steps(z) -> array``, the finite-difference steps of ``grad`` at ``z`` (None:
+        exact gradients): the line search's ``resolution``.
 
     Returns
     -------
@@ -156,7 +160,8 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
         else:
             t0 = 1.0
         ls = weak_wolfe_search(value, grad_recorded, z, f, g, d, t0=t0, max_move=max_move,
-                               rel_noise=rel_noise)
+                               rel_noise=rel_noise,
+                               resolution=None if fd_steps is None else fd_steps(z))
         if ls.t == 0.0 and refine is not None:
             better = refine(z, f)
             if better is not None:

@@ -21,6 +21,9 @@ import numpy as np
 
 __all__ = ["LineSearchResult", "weak_wolfe_search"]
 
+# trials after which a bracket narrower than the finite-difference steps ends a search
+RESOLVED_TRIALS = 4
+
 
 @dataclass
 class LineSearchResult:
@@ -54,7 +57,8 @@ def weak_wolfe_search(value: Callable[[np.ndarray], float],
                       z: np.ndarray, f0: float, g0: np.ndarray, d: np.ndarray, *,
                       t0: float = 1.0, c1: float = 1e-4, c2: float = 0.9,
                       max_trials: int = 60, max_move: float = np.inf,
-                      rel_noise: float = 0.0) -> LineSearchResult:
+                      rel_noise: float = 0.0,
+                      resolution: np.ndarray | None = None) -> LineSearchResult:
     """Find ``t`` with ``f(z+td) <= f0 + c1 t g0·d`` and ``g(z+td)·d >= c2 g0·d``.
 
     Parameters
@@ -77,6 +81,15 @@ def weak_wolfe_search(value: Callable[[np.ndarray], float],
         ``rel_noise * max(1, |f0|)``: no trial inside it can show a decrease, and
         objectives with finite-difference gradients or kinks would otherwise spend
         dozens of evaluations shrinking the bracket.
+    resolution : numpy.ndarray or None
+        Per coordinate, the finite-difference step of the gradients (None: exact
+        gradients). After RESOLVED_TRIALS trials, the search gives up once the bracket
+        spans less than it in every coordinate: the differences there straddle the
+        same points (at a kink, the mean of its two sides, which the curvature
+        condition may never accept; the hinge loss with finite differences ran
+        searches of 60 trials, 11 evaluations each). Not sooner: near a smooth minimum
+        whole steps are shorter than the forward-difference steps, and the first
+        interpolation finds the point.
 
     Examples
     --------
@@ -121,6 +134,10 @@ def weak_wolfe_search(value: Callable[[np.ndarray], float],
             if -slope0 * hi <= rel_noise * max(1.0, abs(f0)):
                 return LineSearchResult(lo, f_lo, g_lo, False, "the decrease the slope "
                                         "promises is below rounding", trial)
+            if (resolution is not None and trial >= RESOLVED_TRIALS
+                    and np.all((hi - lo) * np.abs(d) <= resolution)):
+                return LineSearchResult(lo, f_lo, g_lo, False, "bracket within the "
+                                        "finite-difference steps", trial)
             t = _next_trial(lo, f_lo, slope_lo, hi, f_hi)
         else:
             t = min(2.0 * t, t_cap)

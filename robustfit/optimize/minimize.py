@@ -584,7 +584,8 @@ class _Run:
                                converged=self._in_loop_test, max_iter=self.opts["max_iter"],
                                bundle=self.bundle, log=self.log, stage=stage,
                                on_iteration=self._on_iteration, refine=self._refine_gradient,
-                               max_move=max_move, rel_noise=LINE_SEARCH_NOISE)
+                               max_move=max_move, rel_noise=LINE_SEARCH_NOISE,
+                               fd_steps=None if self.p.analytic else self.p.fd_steps)
             reason, iterations = out.reason, out.iterations
             if out.step_norms:
                 self.steps = out.step_norms

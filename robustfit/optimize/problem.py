@@ -200,6 +200,11 @@ class ScaledProblem:
             self.log.add(self.guard.stage, "gradient_fallback", reason=why,
                          action="finite differences for the rest of the run")
 
+    def fd_steps(self, z: np.ndarray) -> np.ndarray:
+        """The steps :meth:`finite_difference` takes at ``z`` with the current scheme."""
+        base = CENTRAL_STEP if self.fd_scheme == "central" else FORWARD_STEP
+        return base * np.maximum(np.abs(z), self.typical)
+
     def finite_difference(self, z: np.ndarray, f: float,
                           scheme: str | None = None) -> np.ndarray | None:
         """Forward or central differences, stepping inward at bounds and around bad points."""

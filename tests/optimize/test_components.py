@@ -48,6 +48,25 @@ def test_line_search_shrinks_below_tiny_first_steps_with_huge_gradients():
     assert r.ok and r.f < 1e-3 * f(z), (r.reason, r.f)
 
 
+def test_line_search_stops_within_the_finite_difference_steps():
+    # differences that straddle a kink return the same mean slope everywhere near it
+    # (here a constant -2, steeper than any curvature condition accepts): the bracket
+    # shrinks towards the Armijo limit at t = 2 until it is narrower than the steps
+    def f(z):
+        return float((z[0] - 1.0) ** 2)
+
+    def straddled(z, fz):
+        return np.array([-2.0])
+
+    z, d = np.zeros(1), np.ones(1)
+    endless = weak_wolfe_search(f, straddled, z, f(z), straddled(z, 0), d)
+    r = weak_wolfe_search(f, straddled, z, f(z), straddled(z, 0), d,
+                          resolution=np.array([1e-3]))
+    assert not endless.ok and endless.trials == 60  # (all it may take)
+    assert not r.ok and r.trials <= 30 and "finite-difference" in r.reason
+    assert 1.0 <= r.t < 2.0 and r.f == f(z + r.t * d) < f(z)  # the longest step found
+
+
 def test_line_search_wolfe_conditions_hold():
     def f(z):
         return float((z @ z) ** 2)
