@@ -55,7 +55,7 @@ def _value_at(problem, x) -> float:
     return f
 
 
-def run_one(problem, method: str) -> dict:
+def run_one(problem, method: str, rng: int = 0) -> dict:
     calls = [0]
 
     def counted(x):
@@ -70,7 +70,7 @@ def run_one(problem, method: str) -> dict:
             warnings.simplefilter("ignore")
             if method in OURS:
                 options = {"explore": EXPLORE} if method == "robust-explore" else None
-                res = robust_minimize(counted, problem.x0, jac=problem.jac, rng=0,
+                res = robust_minimize(counted, problem.x0, jac=problem.jac, rng=rng,
                                       options=options)
             else:
                 jac = problem.jac if method in ("BFGS", "L-BFGS-B") else None

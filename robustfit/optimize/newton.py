@@ -165,16 +165,13 @@ def newton_decrement_test(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarr
     """
     coords = np.arange(z.size) if free is None else np.flatnonzero(free)
     n = coords.size
-    if n == 0 or n > MAX_DIMENSION:
+    if not _hessian_affordable(p, n):
         return None
     base = FORWARD_STEP if p.analytic else HESSIAN_STEP
     reach = np.zeros_like(z)
     reach[coords] = [p.own_step(z, i, base) for i in coords]
     if not _inside(p, z, reach):
         return None  # a bound within a finite-difference step: an active constraint
-    cost = hessian_cost(p, n)
-    if p.guard.maxfev is not None and p.guard.nfev + cost > p.guard.maxfev:
-        return None
     H = finite_difference_hessian(p, z, f, g, coords)
     if H is None or not np.all(np.isfinite(H)):
         return None
@@ -248,21 +245,36 @@ def newton_move(p: ScaledProblem, z: np.ndarray, f: float,
     >>> bool(move < 1e-8)
     True
     """
-    n = z.size
-    if n > MAX_DIMENSION or p.lower is not None:
-        return None
-    if p.guard.maxfev is not None and p.guard.nfev + hessian_cost(p, n) + 1 > p.guard.maxfev:
+    if p.lower is not None or not _hessian_affordable(p, z.size, extra=1):
         return None
     H = finite_difference_hessian(p, z, f, g)
     if H is None or not np.all(np.isfinite(H)):
         return None
+    model = _newton_step(H, g)
+    if model is None:
+        return None
+    step = model[0]
+    p.value(z + step)  # (kept as the best point where it is lower)
+    return float(np.max(np.abs(step) / np.maximum(np.abs(z), p.typical)))
+
+
+def _newton_step(H: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """The quadratic model's step ``-H^-1 g`` and decrement ``g·H^-1 g / 2``; None where
+    ``H`` is not positive definite."""
     try:
         L = np.linalg.cholesky(H)
     except np.linalg.LinAlgError:
         return None
-    step = -np.linalg.solve(L.T, np.linalg.solve(L, g))
-    p.value(z + step)  # (kept as the best point where it is lower)
-    return float(np.max(np.abs(step) / np.maximum(np.abs(z), p.typical)))
+    w = np.linalg.solve(L, g)
+    return -np.linalg.solve(L.T, w), 0.5 * float(w @ w)
+
+
+def _hessian_affordable(p: ScaledProblem, n: int, extra: int = 0) -> bool:
+    """Whether a Hessian over ``n`` variables (0 < n <= MAX_DIMENSION) and ``extra``
+    evaluations fit in the budget left."""
+    if n == 0 or n > MAX_DIMENSION:
+        return False
+    return p.guard.maxfev is None or p.guard.nfev + hessian_cost(p, n) + extra <= p.guard.maxfev
 
 
 def _model_check(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarray,
@@ -270,13 +282,10 @@ def _model_check(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarray,
     """The decrement of the quadratic model with gradient ``g`` and Hessian ``H`` in
     the basis ``V``, and ``f`` at its minimum (measure inf where ``H`` is not positive
     definite)."""
-    try:
-        L = np.linalg.cholesky(H)
-    except np.linalg.LinAlgError:
+    model = _newton_step(H, g)
+    if model is None:
         return NewtonCheck(False, np.inf, False)
-    w = np.linalg.solve(L, g)
-    decrement = 0.5 * float(w @ w)
-    step = V @ -np.linalg.solve(L.T, w)
+    step, decrement = V @ model[0], model[1]
     if not _inside(p, z + step, np.zeros_like(z)):
         # the model's minimum lies beyond a bound: not an interior minimum
         return NewtonCheck(False, decrement / abs(f) if f != 0 else np.inf, False)
