@@ -795,6 +795,13 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
         theta0 = np.array(cand.theta, dtype=float)
         theta0[list(held)] = list(held.values())
         cand = Candidate(cand.start, theta0, cand.exact)
+    stage = "optimize" if bounded else "polish"
+    if bounded and _unbounded_support(spec.dist, cand.theta[:n_shapes]):
+        # a map for an unbounded support has no gaps to keep: bounded, it would only
+        # refuse shapes that bound the support. A start on the family's member where
+        # the kind changes (kappa4 at h = 0 or k = 0, the Gumbel) could not move, and
+        # one nudged off it stopped at k = -7e-10, short of the optimum at k = 7.6e-4
+        bounded = False
     par = Parameterization(spec.dist, fixed_z, n_shapes + 2, nll.zmin if hasattr(
         nll, "zmin") else summary.zmin, nll.zmax if hasattr(nll, "zmax") else summary.zmax,
         cand.theta[:n_shapes], bounded=bounded, gap_floor=gap_floor)
@@ -807,7 +814,6 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
         inside = fit_into_support(spec.dist, cand.theta, fixed_z, summary, gap_floor)
         if inside is not None:
             t0 = par.to_t(inside)
-    stage = "optimize" if bounded else "polish"
     if t0 is None:
         return _Local(None, np.inf, False, "start outside the parameterisation", None, False,
                       Attempt(cand.start, stage, tuple(cand.theta), tuple(cand.theta),
@@ -869,6 +875,14 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
                     more.attempt, initial=tuple(cand.theta), message=note,
                     nfev=res.nfev + more.attempt.nfev))
     return out
+
+
+def _unbounded_support(dist, shapes) -> bool:
+    try:
+        a, b = support(dist, tuple(float(v) for v in shapes))
+    except Exception:
+        return False
+    return not (math.isfinite(a) or math.isfinite(b))
 
 
 def _integer_only(dist, j: int, shapes) -> bool:

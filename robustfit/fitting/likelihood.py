@@ -13,6 +13,8 @@ import math
 import numpy as np
 from scipy import stats
 
+from .accurate_logpdf import accurate_logpdf
+
 _DEFAULT_ARGCHECK = stats.rv_continuous._argcheck
 _DEFAULT_GET_SUPPORT = stats.rv_continuous._get_support
 
@@ -123,13 +125,14 @@ class CompleteNLL:
     """``theta -> -sum(logpdf(z; theta))`` for uncensored data ``z``.
 
     Uses the distribution's ``_logpdf`` on the standardised variable directly (what
-    scipy's own ``nnlf`` computes, without its per-call argument reshuffling); falls
-    back to the public ``logpdf`` for distributions whose private method cannot take
-    scalar shapes.
+    scipy's own ``nnlf`` computes, without its per-call argument reshuffling), or an
+    accurate replacement of it (see :mod:`.accurate_logpdf`); falls back to the public
+    ``logpdf`` for distributions whose private method cannot take scalar shapes.
     """
 
     def __init__(self, dist, z: np.ndarray, plausible: bool = True):
         self.dist = dist
+        self._logpdf = accurate_logpdf(dist) or dist._logpdf
         self.z = z
         self.n = z.size
         self.zmin = float(z.min()) if z.size else 0.0
@@ -217,7 +220,7 @@ class CompleteNLL:
         with np.errstate(all="ignore"):
             try:
                 u = (self.z - loc) / scale
-                logpdf = self.dist._logpdf(u, *args)
+                logpdf = self._logpdf(u, *args)
             except Exception:
                 logpdf = None
             if logpdf is None or np.shape(logpdf) != u.shape:
@@ -240,7 +243,7 @@ class CompleteNLL:
         if self._private_ok and self._scalar_ok:
             try:
                 # scalar shapes, as scipy's own fit passes them to _logpdf
-                logpdf = self.dist._logpdf(u, *shapes)
+                logpdf = self._logpdf(u, *shapes)
             except Exception:
                 logpdf = None
             if type(logpdf) is np.ndarray and logpdf.shape == u.shape:
@@ -252,7 +255,7 @@ class CompleteNLL:
             try:
                 args = [np.broadcast_to(np.asarray(s, dtype=float), u.shape)
                         for s in shapes]
-                return float(np.sum(self.dist._logpdf(u, *args)))
+                return float(np.sum(self._logpdf(u, *args)))
             except Exception:
                 self._private_ok = False
         try:

@@ -1,0 +1,48 @@
+"""Log-densities of scipy families whose own formula loses accuracy somewhere the
+likelihood's optimum may lie.
+
+scipy's ``kappa4`` computes ``(1 - k*x)**(1/k)`` by a power of a rounded base: next to
+``k = 0`` (the Gumbel-type members its formula switches to at exactly ``k == 0``) the
+base ``1 - k*x`` keeps only ``log10(1/(k*x))`` correct digits, which the exponent
+``1/k`` then amplifies. At ``k = -1.5e-14`` the total log-likelihood of 1000 points is
+0.42 off, and an optimiser that trusts it converges into the error: a fit of the data
+mapped to ``-1e-3 + 1e-6*x`` ended there, 4e-3 away from the same fit at unit scale.
+``exp(log1p(-k*x) / k)`` is accurate for every ``k`` and tends to ``exp(-x)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from scipy import special
+
+
+def _kappa4_logpdf(x, h, k):
+    """``log pdf`` of the standard kappa4 (the same function as scipy's, computed
+    without its cancellation next to ``k = 0``)."""
+    x, h, k = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (x, h, k)))
+    kx = k * x
+    at_zero = k == 0
+    log_base = special.log1p(-kx)
+    with np.errstate(all="ignore"):
+        log_w = np.where(at_zero, -x, log_base / np.where(at_zero, 1.0, k))
+        first = np.where(at_zero, -x,
+                         special.xlog1py(1.0 / np.where(at_zero, 1.0, k) - 1.0, -kx))
+        w = np.exp(log_w)
+        h_zero = h == 0
+        second = np.where(h_zero, -w, special.xlog1py(
+            1.0 / np.where(h_zero, 1.0, h) - 1.0, -h * w))
+    return first + second
+
+
+_ACCURATE: dict[str, Callable] = {"kappa4": _kappa4_logpdf}
+
+
+def accurate_logpdf(dist) -> Callable | None:
+    """An accurate replacement for ``dist._logpdf`` (same arguments), or None where
+    scipy's own is used: only for scipy's own instance of a listed family (a user's
+    subclass keeps the density it defines)."""
+    if not type(dist).__module__.startswith("scipy."):
+        return None
+    return _ACCURATE.get(getattr(dist, "name", None))
