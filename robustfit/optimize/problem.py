@@ -203,6 +203,11 @@ class ScaledProblem:
     def fd_steps(self, z: np.ndarray) -> np.ndarray:
         """The steps :meth:`finite_difference` takes at ``z`` with the current scheme."""
         base = CENTRAL_STEP if self.fd_scheme == "central" else FORWARD_STEP
+        return self.fd_steps_of(z, base)
+
+    def fd_steps_of(self, z: np.ndarray, base: float) -> np.ndarray:
+        """The steps of differences with relative step ``base`` at ``z`` (see
+        :meth:`step`)."""
         return base * np.maximum(np.abs(z), self.typical)
 
     def finite_difference(self, z: np.ndarray, f: float,
