@@ -17,6 +17,7 @@ from .data import FitData, read_fit_data
 from .domain_ends import interior_values, shapes_on_domain_end
 from .edges import EDGE_GAP, UNBOUNDED_AT_EDGE, settle_on_edge
 from .guesses import Candidate, SampleSummary, fit_into_support, generate_candidates
+from .knots import knot_shapes, knots_on_observations
 from .likelihood import CensoredNLL, CompleteNLL, support, valid_shapes
 from .loc_profile import loc_profile_start
 from .moment_fit import moment_objective
@@ -611,6 +612,8 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
             dist, best.theta[:spec.n_shapes]):
         best = _scan_location(spec, best, target, full, fixed_z, summary, gap_floor,
                               attempts, first_seconds)
+    if objective is None and not zd.censored:
+        best = _with_knots_on_observations(spec, best, full, fixed_z, gap_floor, attempts)
 
     theta = best.theta
     if target is full:
@@ -681,6 +684,42 @@ def _with_tight_shape_ends(spec: FitSpec, best, target, full, fixed_z: dict,
                f"before: {best.message}")
     return best._replace(nll=nll_full, theta=theta, value=value, success=converged,
                          start=best.start, message=message, hess_inv=None)
+
+
+KNOT_SLACK = 1e-12  # relative: the knots' optimum replaces one as low to rounding
+# evaluations of each fit with the knots held (a knot on the support's end leaves the
+# end's gap creeping to its floor, at one evaluation budget per position tried)
+KNOT_EVALS_PER_PARAMETER = 100
+
+
+def _with_knots_on_observations(spec: FitSpec, best, full, fixed_z: dict, gap_floor: float,
+                                attempts):
+    """``best``, or the optimum with the density's knots held on the observations
+    where it sits on them (see :mod:`.knots`), where that is as low to rounding."""
+    knots = knot_shapes(spec.dist, fixed_z, spec.n_shapes)
+    if not knots:
+        return best
+    runs = []
+
+    def minimize(f, t0):
+        res = minimize_local(f, t0, maxfev=KNOT_EVALS_PER_PARAMETER * (t0.size + 1))
+        runs.append(res)
+        return res.t, res.fun
+
+    out = knots_on_observations(best.theta, full.z, knots, full, minimize, gap_floor)
+    if out is None:
+        return best
+    theta, value = out
+    nll = full(theta)
+    if not nll <= best.nll + KNOT_SLACK * max(1.0, abs(best.nll)):
+        return best
+    converged = any(r.success for r in runs)
+    message = (f"knots held on observations ({len(runs)} local runs, "
+               f"{'converged' if converged else 'not converged'}); before: {best.message}")
+    attempts.append(Attempt(best.start, "knots", tuple(best.theta), tuple(theta), nll,
+                            converged, message, sum(r.nfev for r in runs)))
+    return best._replace(nll=nll, theta=theta, value=nll, success=best.success or converged,
+                         message=message, hess_inv=None)
 
 
 def _canonical(spec: FitSpec, theta, full, fixed_z: dict, summary, gap_floor, attempts):
