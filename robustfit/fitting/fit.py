@@ -706,7 +706,8 @@ def _with_knots_on_observations(spec: FitSpec, best, full, fixed_z: dict, gap_fl
         runs.append(res)
         return res.t, res.fun
 
-    out = knots_on_observations(best.theta, full.z, knots, full, minimize, gap_floor)
+    out = knots_on_observations(best.theta, full.z, knots, full, minimize, gap_floor,
+                                fixed=[j for j in range(spec.n_shapes) if j in fixed_z])
     if out is None:
         return best
     theta, value = out

@@ -45,13 +45,14 @@ def knot_shapes(dist, fixed: dict, n_shapes: int) -> tuple[int, ...]:
 
 
 def knots_on_observations(theta, z: np.ndarray, knots: tuple[int, ...], nll: Callable,
-                          minimize: Callable, gap_floor: float):
+                          minimize: Callable, gap_floor: float, fixed=()):
     """``(theta, value)``: the optimum with the knots at ``knots`` held on the
     observations they are closest to (and moved to neighbours while that lowers
     ``nll``), or None where nothing feasible was found.
 
     ``theta``: standardised parameters (shapes, loc, scale) at a converged optimum;
-    ``z``: the data; ``minimize(f, t0) -> (t, value)`` a local optimiser of ``f``.
+    ``z``: the data; ``minimize(f, t0) -> (t, value)`` a local optimiser of ``f``;
+    ``fixed``: the indices of fixed shapes (held at their values in ``theta``).
     """
     z = np.sort(np.asarray(z, dtype=float))
     theta = np.asarray(theta, dtype=float)
@@ -59,7 +60,7 @@ def knots_on_observations(theta, z: np.ndarray, knots: tuple[int, ...], nll: Cal
     on = [int(np.argmin(np.abs(z - (loc + theta[j] * scale)))) for j in knots]
     if on != sorted(on):
         return None
-    best = _pinned_optimum(theta, z, knots, on, nll, minimize, gap_floor)
+    best = _pinned_optimum(theta, z, knots, on, nll, minimize, gap_floor, fixed)
     if best is None:
         return None
     # a scan of each knot in turn over the support (its ends and observations evenly
@@ -77,7 +78,7 @@ def knots_on_observations(theta, z: np.ndarray, knots: tuple[int, ...], nll: Cal
             trial[i] = int(k)
             if trial == on or trial != sorted(trial):
                 continue
-            out = _pinned_optimum(best[0], z, knots, trial, nll, minimize, gap_floor)
+            out = _pinned_optimum(best[0], z, knots, trial, nll, minimize, gap_floor, fixed)
             if out is not None and out[1] < best[1]:
                 on, best = trial, out
     for _ in range(MAX_MOVES):
@@ -88,7 +89,7 @@ def knots_on_observations(theta, z: np.ndarray, knots: tuple[int, ...], nll: Cal
                 trial[i] += step
                 if not -1 <= trial[i] <= z.size or trial != sorted(trial):
                     continue
-                out = _pinned_optimum(best[0], z, knots, trial, nll, minimize, gap_floor)
+                out = _pinned_optimum(best[0], z, knots, trial, nll, minimize, gap_floor, fixed)
                 if out is not None and out[1] < best[1] and (
                         moved is None or out[1] < moved[1][1]):
                     moved = (trial, out)
@@ -98,9 +99,10 @@ def knots_on_observations(theta, z: np.ndarray, knots: tuple[int, ...], nll: Cal
     return best
 
 
-def _pinned_optimum(theta, z, knots, on, nll, minimize, gap_floor):
+def _pinned_optimum(theta, z, knots, on, nll, minimize, gap_floor, fixed):
     """The optimum over the support's ends (gaps beyond the extreme observations, on a
-    log scale) and the other shapes, with knot ``knots[i]`` on observation ``on[i]``."""
+    log scale) and the other free shapes (those in ``fixed`` held), with knot
+    ``knots[i]`` on observation ``on[i]``."""
     zmin, zmax = float(z[0]), float(z[-1])
     # position -1 is the support's lower end (the knot shape 0), z.size its upper end (1)
     points = [float(z[k]) if 0 <= k < z.size else None for k in on]
@@ -109,7 +111,7 @@ def _pinned_optimum(theta, z, knots, on, nll, minimize, gap_floor):
     lo_gap, hi_gap = zmin - loc, loc + scale - zmax
     if not (lo_gap > gap_floor and hi_gap > gap_floor):
         return None
-    others = [j for j in range(theta.size - 2) if j not in knots]
+    others = [j for j in range(theta.size - 2) if j not in knots and j not in fixed]
     t0 = np.array([math.log(lo_gap - gap_floor), math.log(hi_gap - gap_floor),
                    *theta[others]])
 

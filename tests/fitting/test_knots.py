@@ -68,3 +68,18 @@ def test_knot_far_from_where_the_optimiser_left_it(shapes, seed, n):
         res = robustfit.fit(dist, x)
         truth = -dist.logpdf(x, *shapes, loc=b, scale=a).sum()
         assert res.nll <= truth + 1e-9 * abs(truth), (b, a, tuple(res))
+
+
+@pytest.mark.parametrize("fixed", [{"f0": 0.2}, {"fd": 0.8}, {"fc": 0.2, "fd": 0.8}])
+def test_a_fixed_corner_stays_fixed_and_the_other_is_held_on_an_observation(fixed):
+    # the knots' fit must not move a fixed shape (it did, with f0: the corner that is
+    # not a knot was among the coordinates)
+    x = sample(stats.trapezoid, (0.2, 0.8), 500, 1)
+    res = robustfit.fit(stats.trapezoid, x, **fixed)
+    assert res.success, res.message
+    for name, j in (("f0", 0), ("fc", 0), ("fd", 1)):
+        if name in fixed:
+            assert res[j] == fixed[name]
+    np.testing.assert_allclose(res.nll, -stats.trapezoid.logpdf(x, *res).sum(), rtol=1e-12)
+    ref = stats.trapezoid.fit(x, *res[:2], loc=res[2], scale=res[3], **fixed)
+    assert res.nll <= -stats.trapezoid.logpdf(x, *ref).sum() + 1e-9 * abs(res.nll)
