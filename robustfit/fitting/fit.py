@@ -694,8 +694,9 @@ KNOT_EVALS_PER_PARAMETER = 100
 
 def _with_knots_on_observations(spec: FitSpec, best, full, fixed_z: dict, gap_floor: float,
                                 attempts):
-    """``best``, or the optimum with the density's knots held on the observations
-    where it sits on them (see :mod:`.knots`), where that is as low to rounding."""
+    """``best``, or the optimum with the density's knots held on observations (see
+    :mod:`.knots`) where that is as likely to rounding (it replaces a fit whose knots
+    BFGS left in a kink, within ~1e-6 of the optimum, or on a worse observation)."""
     knots = knot_shapes(spec.dist, fixed_z, spec.n_shapes)
     if not knots:
         return best

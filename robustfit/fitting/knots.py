@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["KNOT_SHAPES", "knots_on_observations"]
+__all__ = ["KNOT_SHAPES", "knot_shapes", "knots_on_observations"]
 
 # scipy families whose shapes (these indices) are knots: fractions of the support
 KNOT_SHAPES: dict[str, tuple[int, ...]] = {"triang": (0,), "trapezoid": (0, 1)}
@@ -47,8 +47,9 @@ def knot_shapes(dist, fixed: dict, n_shapes: int) -> tuple[int, ...]:
 def knots_on_observations(theta, z: np.ndarray, knots: tuple[int, ...], nll: Callable,
                           minimize: Callable, gap_floor: float, fixed=()):
     """``(theta, value)``: the optimum with the knots at ``knots`` held on the
-    observations they are closest to (and moved to neighbours while that lowers
-    ``nll``), or None where nothing feasible was found.
+    observations they are closest to, then on the best positions of a scan over the
+    support and on neighbouring observations while that lowers ``nll``; None where
+    nothing feasible was found.
 
     ``theta``: standardised parameters (shapes, loc, scale) at a converged optimum;
     ``z``: the data; ``minimize(f, t0) -> (t, value)`` a local optimiser of ``f``;

@@ -196,7 +196,7 @@ def minimize_local(f, t0, *, maxfev: int = 3000, xtol: float = 1e-9,
                 converged = False
                 msgs.append("the lowest value was a spike of rounding error, far below "
                             f"its neighbours {SPIKE_STEP:g} away (a formula cancelling "
-                            "next to a special case); reported at its lowest neighbour")
+                            "next to a special case); reported at a neighbour")
         caught = sorted({f"{w.category.__name__}: {w.message}" for w in rec})
     return LocalResult(t_end, f_end, converged, "; ".join(msgs),
                        tracker.nfev, caught, hess_inv, abandoned, heading)

@@ -242,7 +242,9 @@ class _Run:
         self.detail = ""
         self.steps: list[float] = []
         self.user_scale = inp.user_scale
-        self._central_cache: tuple[np.ndarray, np.ndarray] | None = None
+        # (iterate, its central gradient, BFGS's inverse Hessian there): see
+        # _in_loop_test and _same_gradient
+        self._central_cache: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         # coordinates along which some gradient seen so far was non-zero
         self.varied = np.zeros(self.n, dtype=bool)
         self.plateau: list[int] = []  # coordinates of the last plateau found
