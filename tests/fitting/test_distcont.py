@@ -55,6 +55,11 @@ SLOW_PDF = {"gausshyper", "kappa4", "kappa4#1", "kappa4#2", "kappa4#3", "irwinha
 SLOW_XFAIL: dict[str, str] = {
     "gausshyper": "equivariance error (1e6,1e4) 4.71e-06, (-1e-3,1e-6) 0.00733",
     "gengamma#1": "equivariance error (1e6,1e4) 0.0329, (-1e-3,1e-6) 0.00875",
+    "beta": ("AVX-512 (SkylakeX) kernels only: b = 0.63 < 1 makes the likelihood "
+             "unbounded at the upper edge, held at a gap of 2e-11 of the scale, which "
+             "float64 represents only to 0.4% at (-1e-3, 1e-6): the magnitudes end "
+             "1.2e-5 and 1.4e-5 apart, success=False at all three (passes with Haswell "
+             "kernels)"),
     "ncf": "equivariance error (1e6,1e4) 0.748, (-1e-3,1e-6) 7.19e+05",
     "ncx2": "equivariance error (1e6,1e4) 8.42e-05, (-1e-3,1e-6) 6.01e-05",
     "pearson3#1": ("skew -2 is a gamma of shape 1 whose edge moves with the skew, a "
