@@ -1,5 +1,5 @@
-"""Log-densities of scipy families whose own formula loses accuracy somewhere the
-likelihood's optimum may lie.
+"""Log-densities (and log-cdfs, for censored data) of scipy families whose own formula
+loses accuracy somewhere the likelihood's optimum may lie.
 
 scipy's ``kappa4`` computes ``(1 - k*x)**(1/k)`` by a power of a rounded base: next to
 ``k = 0`` (the Gumbel-type members its formula switches to at exactly ``k == 0``) the
@@ -36,13 +36,48 @@ def _kappa4_logpdf(x, h, k):
     return first + second
 
 
+def _kappa4_log_w(x, k):
+    """``log((1 - k*x)**(1/k))``, ``-x`` at ``k = 0``."""
+    at_zero = k == 0
+    with np.errstate(all="ignore"):
+        return np.where(at_zero, -x, special.log1p(-k * x) / np.where(at_zero, 1.0, k))
+
+
+def _kappa4_logcdf(x, h, k):
+    """``log cdf`` of the standard kappa4 inside its support: ``log(1 - h w) / h``, or
+    ``-w`` at ``h = 0``, with ``w = (1 - k*x)**(1/k)`` computed as in the density."""
+    x, h, k = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (x, h, k)))
+    w = np.exp(_kappa4_log_w(x, k))
+    h_zero = h == 0
+    with np.errstate(all="ignore"):
+        return np.where(h_zero, -w, special.log1p(-h * w) / np.where(h_zero, 1.0, h))
+
+
+def _kappa4_logsf(x, h, k):
+    """``log sf = log(1 - cdf)``, from the log cdf without cancelling where the cdf is
+    small (``log(-expm1(log cdf))``)."""
+    with np.errstate(all="ignore"):
+        return np.log(-np.expm1(_kappa4_logcdf(x, h, k)))
+
+
 _ACCURATE: dict[str, Callable] = {"kappa4": _kappa4_logpdf}
+_ACCURATE_TAILS: dict[str, tuple[Callable, Callable]] = {
+    "kappa4": (_kappa4_logcdf, _kappa4_logsf)}
+
+
+def _scipys_own(dist) -> bool:
+    # only scipy's own instance of a listed family: a user's subclass keeps the
+    # density it defines
+    return type(dist).__module__.startswith("scipy.")
 
 
 def accurate_logpdf(dist) -> Callable | None:
     """An accurate replacement for ``dist._logpdf`` (same arguments), or None where
-    scipy's own is used: only for scipy's own instance of a listed family (a user's
-    subclass keeps the density it defines)."""
-    if not type(dist).__module__.startswith("scipy."):
-        return None
-    return _ACCURATE.get(getattr(dist, "name", None))
+    scipy's own is used."""
+    return _ACCURATE.get(getattr(dist, "name", None)) if _scipys_own(dist) else None
+
+
+def accurate_log_tails(dist) -> tuple[Callable, Callable] | None:
+    """Accurate ``(logcdf, logsf)`` of the standard distribution inside its support
+    (arguments as ``_logpdf``'s), or None where scipy's own are used."""
+    return _ACCURATE_TAILS.get(getattr(dist, "name", None)) if _scipys_own(dist) else None

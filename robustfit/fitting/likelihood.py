@@ -13,7 +13,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from .accurate_logpdf import accurate_logpdf
+from .accurate_logpdf import accurate_log_tails, accurate_logpdf
 
 _DEFAULT_ARGCHECK = stats.rv_continuous._argcheck
 _DEFAULT_GET_SUPPORT = stats.rv_continuous._get_support
@@ -301,20 +301,57 @@ class CensoredNLL:
         if not np.isfinite(nll):
             return np.inf
         d = self.dist
+        tails = accurate_log_tails(d)
         with np.errstate(all="ignore"):
             try:
-                total = 0.0
-                if self.left.size:
-                    total += np.sum(d.logcdf(self.left, *shapes, loc=loc, scale=scale))
-                if self.right.size:
-                    total += np.sum(d.logsf(self.right, *shapes, loc=loc, scale=scale))
-                if self.lo.size:
-                    total += np.sum(_log_interval_prob(d, self.lo, self.hi, shapes, loc, scale))
+                if tails is not None:
+                    total = _censored_terms(d, tails, self, shapes, loc, scale)
+                else:
+                    total = 0.0
+                    if self.left.size:
+                        total += np.sum(d.logcdf(self.left, *shapes, loc=loc, scale=scale))
+                    if self.right.size:
+                        total += np.sum(d.logsf(self.right, *shapes, loc=loc, scale=scale))
+                    if self.lo.size:
+                        total += np.sum(_log_interval_prob(d, self.lo, self.hi, shapes,
+                                                           loc, scale))
             except Exception:
                 return np.inf
         if not np.isfinite(total):
             return np.inf
         return float(nll - total)
+
+
+def _censored_terms(d, tails, data, shapes, loc, scale) -> float:
+    """The censored observations' log-probabilities from accurate log-cdf and log-sf
+    ``tails`` of the standard distribution (see :mod:`.accurate_logpdf`), with the ends
+    of the support handled here: 0 and -inf beyond them."""
+    a, b = support(d, shapes)
+    logcdf, logsf = tails
+
+    def cdf_log(v):
+        u = (v - loc) / scale
+        inside = np.clip(u, a, b)
+        return np.where(u <= a, -np.inf, np.where(u >= b, 0.0, logcdf(inside, *shapes)))
+
+    def sf_log(v):
+        u = (v - loc) / scale
+        inside = np.clip(u, a, b)
+        return np.where(u <= a, 0.0, np.where(u >= b, -np.inf, logsf(inside, *shapes)))
+
+    total = 0.0
+    if data.left.size:
+        total += float(np.sum(cdf_log(data.left)))
+    if data.right.size:
+        total += float(np.sum(sf_log(data.right)))
+    if data.lo.size:
+        # log(F(hi) - F(lo)) on whichever tail is smaller, so that it does not cancel
+        c_lo, c_hi = cdf_log(data.lo), cdf_log(data.hi)
+        s_lo, s_hi = sf_log(data.lo), sf_log(data.hi)
+        lower = c_hi + np.log1p(-np.exp(c_lo - c_hi))
+        upper = s_lo + np.log1p(-np.exp(s_hi - s_lo))
+        total += float(np.sum(np.where(c_hi < np.log(0.5), lower, upper)))
+    return total
 
 
 def _log_interval_prob(d, lo, hi, shapes, loc, scale):

@@ -1,6 +1,8 @@
 """Accurate replacements of scipy log-densities that cancel, and the optimiser's check
 that its best point is not a spike of rounding error."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -128,3 +130,48 @@ def test_minimize_local_does_not_report_a_spike_as_converged():
     assert not res.success
     assert res.fun > -0.1  # the honest value next to the spike, not -0.5
     assert "spike" in res.message
+
+
+@pytest.mark.parametrize("h", [-0.5, 0.0, 0.18, 1.0])
+@pytest.mark.parametrize("k", [-0.3, -1e-3, 0.0, 1e-3, 0.3])
+def test_kappa4_tails_agree_with_scipy_away_from_its_cancellation(h, k):
+    from robustfit.fitting.accurate_logpdf import accurate_log_tails
+
+    logcdf, logsf = accurate_log_tails(stats.kappa4)
+    x = _inside_support(h, k, 200)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")  # (scipy's own warns at some h < 0)
+        refs = stats.kappa4.logcdf(x, h, k), stats.kappa4.logsf(x, h, k)
+    for ours, ref in zip((logcdf(x, h, k), logsf(x, h, k)), refs, strict=True):
+        finite = np.isfinite(ref)
+        # (scipy's logsf loses ~4e-9 deep in the upper tail; ours is exact there)
+        np.testing.assert_allclose(ours[finite], ref[finite], rtol=1e-8, atol=1e-12)
+
+
+def test_kappa4_tails_are_continuous_through_k_zero():
+    from robustfit.fitting.accurate_logpdf import accurate_log_tails
+
+    logcdf, logsf = accurate_log_tails(stats.kappa4)
+    x = _inside_support(0.18, 0.0, 500)
+    for tail in (logcdf, logsf):
+        at_zero = tail(x, 0.18, 0.0)
+        for k in (-1.5e-14, 1e-14):  # scipy: off by up to 1e-2 there
+            np.testing.assert_allclose(tail(x, 0.18, k), at_zero, rtol=1e-9, atol=1e-11)
+
+
+def test_censored_kappa4_likelihood_matches_scipy_and_its_support():
+    from robustfit.fitting.likelihood import CensoredNLL
+
+    z = np.sort(stats.kappa4.rvs(0.1, 0.1, size=300, random_state=3))
+    exact, left, right = z[21:-30], np.full(20, z[20]), np.full(30, z[-30])
+    lo, hi = np.array([z[100], z[200]]), np.array([z[110], z[250]])
+    nll = CensoredNLL(stats.kappa4, exact, left, right, lo, hi)
+    theta = np.array([0.1, 0.1, 0.0, 1.0])
+    d = stats.kappa4
+    ref = -(d.logpdf(exact, 0.1, 0.1).sum() + d.logcdf(left, 0.1, 0.1).sum()
+            + d.logsf(right, 0.1, 0.1).sum()
+            + np.log(d.cdf(hi, 0.1, 0.1) - d.cdf(lo, 0.1, 0.1)).sum())
+    assert nll(theta) == pytest.approx(ref, rel=1e-12)
+    # a right-censoring point beyond the support's upper end (1/k = 10) has sf 0
+    beyond = CensoredNLL(d, exact, left, np.array([11.0]), lo[:0], hi[:0])
+    assert beyond(theta) == np.inf
