@@ -22,14 +22,11 @@ def _kappa4_logpdf(x, h, k):
     """``log pdf`` of the standard kappa4 (the same function as scipy's, computed
     without its cancellation next to ``k = 0``)."""
     x, h, k = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (x, h, k)))
-    kx = k * x
     at_zero = k == 0
-    log_base = special.log1p(-kx)
     with np.errstate(all="ignore"):
-        log_w = np.where(at_zero, -x, log_base / np.where(at_zero, 1.0, k))
         first = np.where(at_zero, -x,
-                         special.xlog1py(1.0 / np.where(at_zero, 1.0, k) - 1.0, -kx))
-        w = np.exp(log_w)
+                         special.xlog1py(1.0 / np.where(at_zero, 1.0, k) - 1.0, -k * x))
+        w = np.exp(_kappa4_log_w(x, k))
         h_zero = h == 0
         second = np.where(h_zero, -w, special.xlog1py(
             1.0 / np.where(h_zero, 1.0, h) - 1.0, -h * w))

@@ -274,6 +274,7 @@ class CensoredNLL:
 
     def __init__(self, dist, uncensored, left, right, lo, hi):
         self.dist = dist
+        self._tails = accurate_log_tails(dist)  # accurate (logcdf, logsf), or None
         self.complete = CompleteNLL(dist, uncensored)
         self.left, self.right, self.lo, self.hi = left, right, lo, hi
         self.n = uncensored.size
@@ -301,11 +302,10 @@ class CensoredNLL:
         if not np.isfinite(nll):
             return np.inf
         d = self.dist
-        tails = accurate_log_tails(d)
         with np.errstate(all="ignore"):
             try:
-                if tails is not None:
-                    total = _censored_terms(d, tails, self, shapes, loc, scale)
+                if self._tails is not None:
+                    total = _censored_terms(d, self._tails, self, shapes, loc, scale)
                 else:
                     total = 0.0
                     if self.left.size:
@@ -329,15 +329,16 @@ def _censored_terms(d, tails, data, shapes, loc, scale) -> float:
     a, b = support(d, shapes)
     logcdf, logsf = tails
 
-    def cdf_log(v):
+    def tail(v, log_tail, below, above):
         u = (v - loc) / scale
-        inside = np.clip(u, a, b)
-        return np.where(u <= a, -np.inf, np.where(u >= b, 0.0, logcdf(inside, *shapes)))
+        inside = log_tail(np.clip(u, a, b), *shapes)
+        return np.where(u <= a, below, np.where(u >= b, above, inside))
+
+    def cdf_log(v):
+        return tail(v, logcdf, -np.inf, 0.0)
 
     def sf_log(v):
-        u = (v - loc) / scale
-        inside = np.clip(u, a, b)
-        return np.where(u <= a, 0.0, np.where(u >= b, -np.inf, logsf(inside, *shapes)))
+        return tail(v, logsf, 0.0, -np.inf)
 
     total = 0.0
     if data.left.size:

@@ -255,7 +255,7 @@ def newton_move(p: ScaledProblem, z: np.ndarray, f: float,
         return None
     step = model[0]
     p.value(z + step)  # (kept as the best point where it is lower)
-    return float(np.max(np.abs(step) / np.maximum(np.abs(z), p.typical)))
+    return float(np.max(np.abs(step) / p.fd_steps_of(z, 1.0)))
 
 
 def _newton_step(H: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, float] | None:
