@@ -3,14 +3,10 @@
 Each problem of :mod:`benchmarks.nist_strd_data` is the residual sum of squares
 ``f(b) = sum((y - model(x, b))**2)`` of its model, from NIST's two starting points
 ("start 1" is usually the distant one); ``f*`` is NIST's certified residual sum of
-squares. A method solves it when ``f(b) <= f* (1 + 1e-6)``: relative, because certified
+squares. Nelson's model is for ``log(y)``: its residuals are ``log(y) - model(x, b)``.
+A method solves a problem when ``f(b) <= f* (1 + 1e-6)``: relative, because certified
 minima range from 1e-25 (Lanczos1) to 1e4 (Rat43). This is the outside oracle lmfit's
-tests use; none of it was computed by this project, except the data of Lanczos1 and
-Lanczos2: NIST generated them from the Lanczos model at ``b = (0.0951, 1, 0.8607, 3,
-1.5576, 5)`` rounded to 13 and 6 significant digits, and so are they generated here
-(Lanczos2's least-squares minimum on them is NIST's certified RSS to ten digits,
-2.2299428124e-11 by scipy's Levenberg-Marquardt; Lanczos1's, 1.427e-25, is taken as its
-f*: NIST's 1.431e-25 is on data that differ in the 13th digit).
+tests use; none of it was computed by this project.
 """
 
 from __future__ import annotations
@@ -20,7 +16,7 @@ import numpy as np
 from benchmarks.minimize_problems import Problem
 from benchmarks.nist_strd_data import PROBLEMS
 
-__all__ = ["MODELS", "nist_problems", "sign_bounds", "capped_bounds"]
+__all__ = ["MODELS", "RESPONSES", "nist_problems", "sign_bounds", "capped_bounds"]
 
 RTOL = 1e-6  # solved: f <= f* (1 + RTOL)
 
@@ -94,14 +90,35 @@ def _kirby2(b, x):
     return (b[0] + b[1] * x + b[2] * x ** 2) / (1 + b[3] * x + b[4] * x ** 2)
 
 
+def _gauss(b, x):
+    return (b[0] * np.exp(-b[1] * x) + b[2] * np.exp(-((x - b[3]) ** 2) / b[4] ** 2)
+            + b[5] * np.exp(-((x - b[6]) ** 2) / b[7] ** 2))
+
+
+def _nelson(b, x):
+    # x: the two rows (x1, x2) = (time, temperature); the model is for log(y)
+    x1, x2 = x
+    return b[0] - b[1] * x1 * np.exp(-b[2] * x2)
+
+
+def _enso(b, x):
+    w = 2 * np.pi * x
+    return (b[0] + b[1] * np.cos(w / 12) + b[2] * np.sin(w / 12)
+            + b[4] * np.cos(w / b[3]) + b[5] * np.sin(w / b[3])
+            + b[7] * np.cos(w / b[6]) + b[8] * np.sin(w / b[6]))
+
+
 MODELS = {
     "Misra1a": _misra1a, "Misra1b": _misra1b, "Misra1c": _misra1c, "Misra1d": _misra1d,
     "DanWood": _danwood, "BoxBOD": _misra1a, "Rat42": _rat42, "Rat43": _rat43,
     "MGH09": _mgh09, "MGH10": _mgh10, "Eckerle4": _eckerle4, "Thurber": _thurber,
     "MGH17": _mgh17, "Roszman1": _roszman1, "Lanczos1": _lanczos, "Lanczos2": _lanczos,
-    "Lanczos3": _lanczos, "Chwirut2": _chwirut,
-    "Bennett5": _bennett5, "Kirby2": _kirby2,
+    "Lanczos3": _lanczos, "Chwirut1": _chwirut, "Chwirut2": _chwirut,
+    "Bennett5": _bennett5, "Kirby2": _kirby2, "Gauss1": _gauss, "Gauss2": _gauss,
+    "Gauss3": _gauss, "Hahn1": _thurber, "Nelson": _nelson, "ENSO": _enso,
 }
+# the response each model is for, where it is not y itself
+RESPONSES = {"Nelson": np.log}
 
 
 def _rss(model, x, y):
@@ -112,43 +129,16 @@ def _rss(model, x, y):
     return f
 
 
-# Lanczos1 and Lanczos2: the generating parameters, the significant digits the data
-# keep, and NIST's certified values (data on Lanczos3's x, from Lanczos3's starts)
-_LANCZOS_TRUE = (0.0951, 1.0, 0.8607, 3.0, 1.5576, 5.0)
-_GENERATED = {
-    # NIST's certified Lanczos1 (RSS 1.4307867721e-25) is on data that differ from
-    # these in the 13th digit (its certified parameters give 4e-21 here): f* is the
-    # minimum on these data by scipy's Levenberg-Marquardt (xtol = ftol = gtol = 1e-15),
-    # at the generating parameters to 1e-12
-    "Lanczos1": dict(digits=13, difficulty="average", rss=1.4274100430751184e-25,
-                     certified=_LANCZOS_TRUE),
-    "Lanczos2": dict(digits=6, difficulty="average", rss=2.2299428125e-11,
-                     certified=(9.6251029939e-02, 1.0057332849e00, 8.6424689056e-01,
-                                3.0078283915e00, 1.5529016879e00, 5.0028798100e00)),
-}
-
-
-def _generated_data() -> dict:
-    base = PROBLEMS["Lanczos3"]
-    x = np.asarray(base["x"], dtype=float)
-    exact = _lanczos(np.array(_LANCZOS_TRUE), x)
-    out = {}
-    for name, spec in _GENERATED.items():
-        y = [float(f"{v:.{spec['digits'] - 1}e}") for v in exact]
-        out[name] = dict(spec, x=tuple(x), y=tuple(y), start1=base["start1"],
-                         start2=base["start2"])
-    return out
-
-
 def nist_problems() -> list[Problem]:
-    """Every problem with data in :mod:`benchmarks.nist_strd_data` (and Lanczos1 and
-    Lanczos2, generated as NIST did), from both starts (kind ``"certified"``; ``extra``
-    holds the certified parameters and NIST's level)."""
+    """Every problem of :mod:`benchmarks.nist_strd_data`, in its order, from both starts
+    (kind ``"certified"``; ``extra`` holds the certified parameters and NIST's level)."""
     out = []
-    for name, data in {**PROBLEMS, **_generated_data()}.items():
+    for name, data in PROBLEMS.items():
         model = MODELS[name]
         x = np.asarray(data["x"], dtype=float)
         y = np.asarray(data["y"], dtype=float)
+        if name in RESPONSES:
+            y = RESPONSES[name](y)
         f = _rss(model, x, y)
         for k in (1, 2):
             out.append(Problem(f"{name}_start{k}", "certified", f,

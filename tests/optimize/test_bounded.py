@@ -12,9 +12,11 @@ NIST = nist_problems()
 # its certified minimum, MGH10 from its second 8e-3 above, each with success=False
 # (MGH10 was solved before line searches gave up at a promised decrease below 1e-15:
 # on these two, the hardest of the set, the path decides)
-# Lanczos1 and Lanczos2 (minima 1e-25 and 2e-11): out of reach without the residuals
+# Lanczos1 and Lanczos2 (minima 1e-25 and 2e-11): out of reach without the residuals.
+# Hahn1 (cubic/cubic rational) from its first start ends 7x above its minimum, with
+# success=False (measured when it joined the catalogue)
 NOT_SOLVED = {"Bennett5_start1", "Bennett5_start2", "MGH10_start2", "Lanczos1_start1",
-              "Lanczos1_start2", "Lanczos2_start1", "Lanczos2_start2"}
+              "Lanczos1_start2", "Lanczos2_start1", "Lanczos2_start2", "Hahn1_start1"}
 # L-BFGS-B takes Lanczos1 (f* = 1.4e-25, f = 270 at the start) to ~3e-15, and the
 # small-gradient test passes there: f below gtol**2 (1e-12) of the problem's unit counts
 # as zero (robustfit.optimize.minimize._second_opinion). Relative to f*, not solved
