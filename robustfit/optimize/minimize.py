@@ -66,6 +66,9 @@ _RETEST = object()
 # exploring runs (see options["explore"]) made where every local stage, and Powell
 # from x0, ended without passing a test
 EXPLORE_ON_FAILURE = 4
+# draws of an exploring run's start, each at half the distance of the last, before the
+# run is given up for a NaN/inf start
+EXPLORE_DRAWS = 6
 # the share of the evaluations left that the trust-region Newton stage may spend after
 # every local stage failed
 TRUST_REGION_SHARE = 0.8
@@ -501,17 +504,17 @@ class _Run:
             verdict = self.verdict
             journey = float(np.linalg.norm(zb - z0)) / math.sqrt(self.n)
             size = np.maximum(journey, 0.5 * np.maximum(np.abs(zb), self.p.typical))
-            z = zb + size * self.rng.standard_normal(self.n)
             stage = f"explore {k}"
             try:
                 if self.bounded:
-                    z = np.clip(z, self.p.lower, self.p.upper)
+                    z = np.clip(zb + size * self.rng.standard_normal(self.n),
+                                self.p.lower, self.p.upper)
                     self._scipy_stage("l-bfgs-b", z, bounds, stage=stage)
                 else:
-                    f = self.p.value(z)
-                    if not np.isfinite(f):
-                        self.log.add(stage, "stage_end", outcome="perturbed point was a "
-                                     "bad point")
+                    z, f = self._finite_far_point(zb, size)
+                    if z is None:
+                        self.log.add(stage, "stage_end", outcome="every perturbed point "
+                                     "tried was a bad point")
                         continue
                     self._bfgs_attempt(stage, z, f)
             except _CallbackStop:
@@ -529,6 +532,20 @@ class _Run:
                     self._scipy_stage("l-bfgs-b", zb, bounds, stage=f"{stage} polish")
                 else:
                     self._bfgs_attempt(f"{stage} polish", zb, fb)
+
+    def _finite_far_point(self, zb, size):
+        """``zb`` thrown about by ``size`` (a Gaussian draw), drawn again at half the
+        size where ``f`` is NaN/inf there, up to EXPLORE_DRAWS draws: ``(z, f)``, or
+        ``(None, None)``. A bad point says the throw was too long, as in the line
+        search (NIST's MGH17 from its first start: rates thrown below zero overflowed
+        the exponentials in three runs of four)."""
+        for _ in range(EXPLORE_DRAWS):
+            z = zb + size * self.rng.standard_normal(self.n)
+            f = self.p.value(z)
+            if np.isfinite(f):
+                return z, f
+            size = 0.5 * size
+        return None, None
 
     def _gradient_sampling_stage(self, zb, fb) -> None:
         stage = "gradient sampling"
