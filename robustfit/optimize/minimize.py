@@ -26,6 +26,7 @@ from .bfgs import Bundle, guarded_bfgs
 from .events import EventLog
 from .fallbacks import run_scipy_stage
 from .gradients import gradient_source
+from .infinity import scale_free_run_off
 from .inputs import check_inputs
 from .newton import MAX_DIMENSION, hessian_cost, newton_decrement_test, newton_move
 from .objective import BudgetExhausted, GuardedObjective
@@ -707,7 +708,26 @@ class _Run:
         return self.p.to_z(self.guard.best_x), self.guard.best_f
 
     def _final_test(self) -> Verdict:
-        """Apply the stopping tests to the best point seen (re-testing if one improves)."""
+        """Apply the stopping tests to the best point seen (re-testing if one improves);
+        a pass where variables ran off to a limit at infinity is withdrawn."""
+        verdict = self._tests_at_best()
+        if not verdict.passed or self.bounded:
+            return verdict
+        fb = self.guard.best_f
+        run_off = scale_free_run_off(lambda x: self.p.value(self.p.to_z(x)),
+                                     self.guard.best_x, self.guard.best_f, self.inp.x0)
+        if run_off:
+            self.log.add(self.guard.stage, "limit_at_infinity", variables=run_off, f=fb,
+                         reason="variables grew beyond 1e8 times their start and f "
+                         "ignores their common size")
+            self.doubted = True
+            return Verdict(False, verdict.measure, f"limit at infinity: x{run_off} ran "
+                           f"off from the start, and f does not change when they are "
+                           f"halved or doubled (a valley's infimum, not a minimum)")
+        return verdict
+
+    def _tests_at_best(self) -> Verdict:
+        """The stopping tests at the best point seen (re-testing if one improves)."""
         gtol = self.opts["gtol"]
         verdict = Verdict(False, np.inf, "small gradient")
         for _ in range(3):

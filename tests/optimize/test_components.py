@@ -193,3 +193,24 @@ def test_central_gradient_serves_a_forward_probe_only_where_the_model_allows():
     far = z.copy()
     far[2] += 3 * FORWARD_STEP * 3.0
     assert not run._same_gradient(gentle, far, f)  # beyond the forward step
+
+
+def test_an_exploring_start_that_is_a_bad_point_is_drawn_again_nearer():
+    # NaN beyond 0.5 of the best point: a throw of size 8 lands there almost surely,
+    # and the redraws at 4, 2, 1, 0.5, 0.25 reach inside
+    from robustfit.optimize.minimize import EXPLORE_DRAWS
+
+    calls = []
+
+    def inside(x):
+        calls.append(np.array(x))
+        return float(x @ x) if np.max(np.abs(x)) < 0.5 else np.nan
+
+    run = _run_for(inside, [0.0, 0.0])
+    z, f = run._finite_far_point(np.zeros(2), 8.0)
+    assert z is not None and f == inside(run.p.to_x(z))
+    assert 1 < len(calls) - 1 <= EXPLORE_DRAWS
+    # nowhere finite: given up after EXPLORE_DRAWS draws
+    run = _run_for(lambda x: np.nan if np.any(x) else 0.0, [0.0, 0.0])
+    assert run._finite_far_point(np.zeros(2), 8.0) == (None, None)
+    assert run.guard.nfev == EXPLORE_DRAWS
