@@ -14,8 +14,18 @@ with two guards that scipy's BFGS lacks:
 * the line search is the NaN-aware weak-Wolfe search of :mod:`.linesearch`, which is
   sound on non-smooth functions (Lewis & Overton 2013), where BFGS converges to kinks.
 
-Before the first update ``H`` is scaled by ``y·s / y·y`` (N&W eq. 6.20). Every gradient
-computed is added to the :class:`Bundle` that the termination test reads.
+Before the first update ``H`` is scaled by ``y·s / y·y`` (N&W eq. 6.20), unless the
+first line search had to shorten its step below FIRST_STEP_SHORTENED of the first trial:
+then the step saw one direction far stiffer than the unit step assumed, ``y·s / y·y`` is
+that direction's inverse curvature, and scaling ``H`` by it shrinks the steps in every
+other direction by as much. The update alone corrects the stiff direction and leaves
+the others at the unit step. NIST's Gauss1-3 (a decay rate of 0.01 next to amplitudes
+and centres of 100) took 160 to 170 iterations with the scaling and 21 without it,
+where scipy's BFGS (no scaling) takes 19; over NIST's 54 runs evaluations fell by 29%
+on average (Hahn1 from its first start 32,483 -> 2,368), and on the MGH catalogue they
+fell on 9 problems and rose on 2 (Lewis-Overton's non-smooth Rosenbrock with bounds
+1,638 -> 2,830). Every gradient computed is added to the :class:`Bundle` that the
+termination test reads.
 """
 
 from __future__ import annotations
@@ -32,6 +42,8 @@ from .linesearch import weak_wolfe_search
 __all__ = ["Bundle", "CoreOutcome", "guarded_bfgs"]
 
 CURVATURE_EPS = 1e-10
+# the first step shorter than this fraction of the first trial keeps H unscaled
+FIRST_STEP_SHORTENED = 0.01
 
 
 class Bundle:
@@ -181,6 +193,8 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
             on_iteration(z, f, g)
         sy = float(s @ y)
         if sy > CURVATURE_EPS * s_norm * math.sqrt(float(y @ y)):
+            if not scaled and k == 0 and ls.t < FIRST_STEP_SHORTENED * t0:
+                scaled = True  # (see the module's docstring)
             if not scaled:
                 gamma = sy / float(y @ y)
                 H = gamma * np.eye(n)

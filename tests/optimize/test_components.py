@@ -6,6 +6,7 @@ import importlib
 import numpy as np
 import pytest
 
+from robustfit import robust_minimize
 from robustfit.optimize.linesearch import weak_wolfe_search
 from robustfit.optimize.objective import BudgetExhausted, GuardedObjective
 from robustfit.optimize.stationarity import min_norm_convex_combination
@@ -214,3 +215,29 @@ def test_an_exploring_start_that_is_a_bad_point_is_drawn_again_nearer():
     run = _run_for(lambda x: np.nan if np.any(x) else 0.0, [0.0, 0.0])
     assert run._finite_far_point(np.zeros(2), 8.0) == (None, None)
     assert run.guard.nfev == EXPLORE_DRAWS
+
+
+def test_a_first_step_shortened_by_one_stiff_direction_does_not_shrink_the_others():
+    # one coordinate 1e8 times stiffer than six soft ones, and 1e-4 from its minimum:
+    # the first step (mostly along it) is shortened 1e4-fold; scaling H by its inverse
+    # curvature made the soft directions' steps 1e-8 too short (135 iterations, where
+    # scipy's unscaled BFGS takes 13)
+    from scipy.optimize import minimize
+
+    rotation = np.linalg.qr(np.random.default_rng(0).standard_normal((6, 6)))[0]
+    weights = np.arange(1.0, 7.0)
+
+    def f(x):
+        soft = rotation @ (x[1:] - 2.0)
+        return float(1e8 * (x[0] - 1.0) ** 2 + soft @ (weights * soft))
+
+    def grad(x):
+        soft = rotation @ (x[1:] - 2.0)
+        return np.r_[2e8 * (x[0] - 1.0), 2.0 * rotation.T @ (weights * soft)]
+
+    x0 = np.r_[1.0 - 1e-4, np.zeros(6)]
+    res = robust_minimize(f, x0, jac=grad, rng=0)
+    reference = minimize(f, x0, jac=grad, method="BFGS")
+    assert res.success
+    np.testing.assert_allclose(res.x, np.r_[1.0, np.full(6, 2.0)], rtol=1e-8)
+    assert res.nit <= 2 * reference.nit
