@@ -23,9 +23,11 @@ the others at the unit step. NIST's Gauss1-3 (a decay rate of 0.01 next to ampli
 and centres of 100) took 160 to 170 iterations with the scaling and 21 without it,
 where scipy's BFGS (no scaling) takes 19; over NIST's 54 runs evaluations fell by 29%
 on average (Hahn1 from its first start 32,483 -> 2,368), and on the MGH catalogue they
-fell on 9 problems and rose on 2 (Lewis-Overton's non-smooth Rosenbrock with bounds
-1,638 -> 2,830). Every gradient computed is added to the :class:`Bundle` that the
-termination test reads.
+fell on 9 problems and rose on 2 (Lewis-Overton's non-smooth Rosenbrock from (0.5, 2)
+1,638 -> 2,830). The price is paid where every direction is that stiff and the start
+is near the minimiser (``1e6 |x - 1|^2`` in 10 variables from 1e-6 away: 92 -> 297
+evaluations), where the scaling would have been right for all of them. Every gradient
+computed is added to the :class:`Bundle` that the termination test reads.
 """
 
 from __future__ import annotations
