@@ -17,6 +17,8 @@ from collections.abc import Callable
 import numpy as np
 from scipy import special
 
+from .families import scipy_family_entry
+
 
 def _kappa4_logpdf(x, h, k):
     """``log pdf`` of the standard kappa4 (the same function as scipy's, computed
@@ -62,19 +64,13 @@ _ACCURATE_TAILS: dict[str, tuple[Callable, Callable]] = {
     "kappa4": (_kappa4_logcdf, _kappa4_logsf)}
 
 
-def _scipys_own(dist) -> bool:
-    # only scipy's own instance of a listed family: a user's subclass keeps the
-    # density it defines
-    return type(dist).__module__.startswith("scipy.")
-
-
 def accurate_logpdf(dist) -> Callable | None:
     """An accurate replacement for ``dist._logpdf`` (same arguments), or None where
-    scipy's own is used."""
-    return _ACCURATE.get(getattr(dist, "name", None)) if _scipys_own(dist) else None
+    scipy's own is used (see :mod:`.families`)."""
+    return scipy_family_entry(dist, _ACCURATE)
 
 
 def accurate_log_tails(dist) -> tuple[Callable, Callable] | None:
     """Accurate ``(logcdf, logsf)`` of the standard distribution inside its support
     (arguments as ``_logpdf``'s), or None where scipy's own are used."""
-    return _ACCURATE_TAILS.get(getattr(dist, "name", None)) if _scipys_own(dist) else None
+    return scipy_family_entry(dist, _ACCURATE_TAILS)

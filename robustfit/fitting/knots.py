@@ -25,6 +25,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .families import scipy_family_entry
+
 __all__ = ["KNOT_SHAPES", "knot_shapes", "knots_on_observations"]
 
 # scipy families whose shapes (these indices) are knots: fractions of the support
@@ -36,9 +38,7 @@ SCAN_POINTS = 11  # observations (evenly spaced in rank) a knot is tried at, and
 def knot_shapes(dist, fixed: dict, n_shapes: int) -> tuple[int, ...]:
     """The free knot shapes of ``dist`` where loc and scale are free too; () otherwise
     (for scipy's own families only: a subclass may define another density)."""
-    if not type(dist).__module__.startswith("scipy."):
-        return ()
-    knots = KNOT_SHAPES.get(getattr(dist, "name", None), ())
+    knots = scipy_family_entry(dist, KNOT_SHAPES, ())
     if n_shapes in fixed or n_shapes + 1 in fixed:
         return ()
     return tuple(j for j in knots if j not in fixed)

@@ -14,6 +14,7 @@ import numpy as np
 from scipy import stats
 
 from .accurate_logpdf import accurate_log_tails, accurate_logpdf
+from .families import scipy_family_entry
 
 _DEFAULT_ARGCHECK = stats.rv_continuous._argcheck
 _DEFAULT_GET_SUPPORT = stats.rv_continuous._get_support
@@ -45,8 +46,8 @@ _UNDECLARED_SUPPORT = {"pearson3": _pearson3_support}
 def _support(dist, shapes: tuple) -> tuple[float, float]:
     """``support`` for a tuple of Python floats: the hot path of every evaluation."""
     if type(dist)._get_support is _DEFAULT_GET_SUPPORT:
-        exact = _UNDECLARED_SUPPORT.get(getattr(dist, "name", None))
-        if exact is not None and type(dist).__module__.startswith("scipy."):
+        exact = scipy_family_entry(dist, _UNDECLARED_SUPPORT)
+        if exact is not None:
             return exact(*shapes)
         return float(dist.a), float(dist.b)  # scipy's default: the same for all shapes
     return _support_cached(dist, shapes)

@@ -20,6 +20,8 @@ import math
 
 import numpy as np
 
+from .families import scipy_family_entry
+
 
 def _loguniform(shapes: tuple, scale: float) -> tuple:
     a, b = shapes
@@ -71,10 +73,7 @@ def canonical_scale(dist, theta, fixed: dict) -> np.ndarray | None:
 
 def _absorbing(dist):
     """The family's entry of ``_ABSORBS_SCALE`` (scipy's own families only), or None."""
-    entry = _ABSORBS_SCALE.get(getattr(dist, "name", None))
-    if entry is None or not type(dist).__module__.startswith("scipy."):
-        return None
-    return entry
+    return scipy_family_entry(dist, _ABSORBS_SCALE)
 
 
 def absorbs_fixed_scale(dist, fixed: dict, n_shapes: int) -> bool:

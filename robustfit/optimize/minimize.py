@@ -330,16 +330,24 @@ class _Run:
     def _finite_start(self, z0):
         self.log.add("start", "bad_start", action="searching nearby for a finite value")
         size = max(1.0, float(np.max(np.abs(z0))))
-        for radius in (1e-3, 1e-2, 1e-1, 1.0, 10.0):
-            for _ in range(6):
-                z = z0 + radius * size * self.rng.standard_normal(self.n)
-                if self.bounded:
-                    z = np.clip(z, self.p.lower, self.p.upper)
-                f = self.p.value(z)
-                if np.isfinite(f):
-                    self.log.add("start", "finite_start", radius=radius * size, f=f)
-                    return z, f
-        return None, None
+        radii = [radius * size for radius in (1e-3, 1e-2, 1e-1, 1.0, 10.0) for _ in range(6)]
+        z, f, radius = self._first_finite_draw(z0, radii)
+        if z is not None:
+            self.log.add("start", "finite_start", radius=radius, f=f)
+        return z, f
+
+    def _first_finite_draw(self, center, sizes):
+        """``(z, f, size)`` at the first of the Gaussian draws ``center + size * N(0,
+        I)`` (clipped into the bounds), one per entry of ``sizes``, where ``f`` is
+        finite; ``(None, None, None)`` where none is."""
+        for size in sizes:
+            z = center + size * self.rng.standard_normal(self.n)
+            if self.bounded:
+                z = np.clip(z, self.p.lower, self.p.upper)
+            f = self.p.value(z)
+            if np.isfinite(f):
+                return z, f, size
+        return None, None, None
 
     @contextmanager
     def _plateaus_checked(self, on: bool) -> Iterator[None]:
@@ -540,13 +548,8 @@ class _Run:
         ``(None, None)``. A bad point says the throw was too long, as in the line
         search (NIST's MGH17 from its first start: rates thrown below zero overflowed
         the exponentials in three runs of four)."""
-        for _ in range(EXPLORE_DRAWS):
-            z = zb + size * self.rng.standard_normal(self.n)
-            f = self.p.value(z)
-            if np.isfinite(f):
-                return z, f
-            size = 0.5 * size
-        return None, None
+        z, f, _ = self._first_finite_draw(zb, [size * 0.5 ** k for k in range(EXPLORE_DRAWS)])
+        return z, f
 
     def _gradient_sampling_stage(self, zb, fb) -> None:
         stage = "gradient sampling"
@@ -715,7 +718,7 @@ class _Run:
             return verdict
         fb = self.guard.best_f
         run_off = scale_free_run_off(lambda x: self.p.value(self.p.to_z(x)),
-                                     self.guard.best_x, self.guard.best_f, self.inp.x0)
+                                     self.guard.best_x, fb, self.inp.x0)
         if run_off:
             self.log.add(self.guard.stage, "limit_at_infinity", variables=run_off, f=fb,
                          reason="variables grew beyond 1e8 times their start and f "
