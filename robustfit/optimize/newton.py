@@ -27,7 +27,7 @@ import numpy as np
 from .problem import FORWARD_STEP, ScaledProblem
 
 __all__ = ["newton_decrement_test", "NewtonCheck", "finite_difference_hessian",
-           "hessian_cost", "HESSIAN_STEP", "newton_move"]
+           "hessian_cost", "HESSIAN_STEP", "newton_move", "valley_floor_point"]
 
 HESSIAN_STEP = np.finfo(float).eps ** 0.25  # second differences: rounding ~ eps / h**2
 # largest dimension for which the test is tried: it costs 2 n**2 + 2 evaluations with
@@ -357,15 +357,39 @@ def _lower_along_flat_valley(p: ScaledProblem, z: np.ndarray, f: float, H: np.nd
             zt = z + sign * t * size * flat
             if not _inside(p, zt, np.zeros_like(z)):
                 continue
-            ft = p.value(zt)
-            for _ in range(_VALLEY_NEWTON_STEPS):
-                slopes = _directional_slopes(p, zt, rest, steps) if np.isfinite(ft) else None
-                if slopes is None:
-                    break
-                zt, ft = _halved_until_lower(p, zt, ft, -rest @ (slopes / curvatures))
+            _, ft = valley_floor_point(p, zt, rest, curvatures, steps)
             if np.isfinite(ft) and ft < f - tol:
                 return True
     return False
+
+
+def valley_floor_point(p: ScaledProblem, z: np.ndarray, rest: np.ndarray,
+                       curvatures: np.ndarray, steps: np.ndarray
+                       ) -> tuple[np.ndarray, float]:
+    """``z`` moved back down to a valley's floor, and ``f`` there: the directions
+    ``rest`` (columns, with positive ``curvatures``) re-minimised by
+    :data:`_VALLEY_NEWTON_STEPS` Newton steps on those curvatures, each slope measured by
+    central differences with ``steps`` and each step halved until it lowers ``f``.
+    ``f`` is inf where ``z`` itself is a bad point.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustfit.optimize.objective import GuardedObjective
+    >>> fun = lambda x: float(1e-3 * x[0] ** 2 + 1e4 * (x[1] - x[0] ** 2) ** 2)
+    >>> p = ScaledProblem(GuardedObjective(fun), np.ones(2))
+    >>> z, f = valley_floor_point(p, np.array([1.0, 0.0]), np.array([[0.0], [1.0]]),
+    ...                           np.array([2e4]), np.array([1e-3]))
+    >>> np.round(z, 6), round(f, 6)      # back on the parabola x1 = x0**2
+    (array([1., 1.]), 0.001)
+    """
+    f = p.value(z)
+    for _ in range(_VALLEY_NEWTON_STEPS):
+        slopes = _directional_slopes(p, z, rest, steps) if np.isfinite(f) else None
+        if slopes is None:
+            break
+        z, f = _halved_until_lower(p, z, f, -rest @ (slopes / curvatures))
+    return z, f
 
 
 def _correlation_spread(H: np.ndarray, V: np.ndarray) -> float:

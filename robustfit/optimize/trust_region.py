@@ -36,13 +36,28 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .newton import MAX_DIMENSION, finite_difference_hessian
+from .newton import (
+    ILL_CONDITIONED,
+    MAX_DIMENSION,
+    REFINE_CHANGE,
+    finite_difference_hessian,
+    valley_floor_point,
+)
 from .problem import ScaledProblem
 
 __all__ = ["trust_region_newton", "trust_region_step", "TrustRegionOutcome"]
 
 ACCEPT = 0.1  # accept a step when f drops by this fraction of the model's promise
 SHRINK_BELOW, GROW_ABOVE = 0.25, 0.75  # agreement that shrinks / grows the radius
+# a valley step (see _valley_step) first reaches at least VALLEY_REACH radii; a try that
+# is not lower is cut by VALLEY_CUT (at most VALLEY_TRIES tries, none shorter than
+# VALLEY_MIN_REACH radii), one that is, doubled while that is lower still (at most
+# VALLEY_DOUBLINGS times)
+VALLEY_REACH = 8.0
+VALLEY_MIN_REACH = 2.0
+VALLEY_CUT = 0.25
+VALLEY_TRIES = 4
+VALLEY_DOUBLINGS = 8
 EPS = np.finfo(float).eps
 
 
@@ -148,6 +163,16 @@ def trust_region_newton(p: ScaledProblem, z: np.ndarray, f: float,
                 H = None  # an updated model may be what promises nothing: measure it
                 continue
             return TrustRegionOutcome("the model promises nothing above rounding", accepted)
+        if step >= 0.99 * radius and p.lower is None:
+            moved = _valley_step(p, z, f, g, H, radius)
+            if moved is not None:  # a new point far away: its gradient and Hessian
+                z, f = moved
+                g = gradient(z, f)
+                H, measured = None, False
+                accepted += 1
+                if on_iteration is not None:
+                    on_iteration(z, f, g)
+                continue
         f_new = p.value(z + s)
         agreement = (f - f_new) / promised if np.isfinite(f_new) else -np.inf
         if agreement >= ACCEPT and f_new < f:
@@ -168,6 +193,55 @@ def trust_region_newton(p: ScaledProblem, z: np.ndarray, f: float,
         elif agreement > GROW_ABOVE and step >= 0.99 * radius:
             radius = 2.0 * radius
     return TrustRegionOutcome("evaluation share spent", accepted)
+
+
+def _valley_step(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarray,
+                 H: np.ndarray, radius: float) -> tuple[np.ndarray, float] | None:
+    """A step down a curved valley, far beyond the trust radius; None where ``H`` is
+    not ill-conditioned (:data:`~robustfit.optimize.newton.ILL_CONDITIONED`), a stiff
+    curvature is not positive, or no try is lower than ``f``.
+
+    Where the valley curves, a straight step leaves it within a sliver: the radius
+    shrinks to what the stiff curvature allows, and every step, however well the model
+    predicts it, gains a sliver. On NIST's Bennett5 (from its first start, the Hessian's
+    curvatures 0.05 to 1e7) trust-region steps of 3e-4 gained 1e-5 of ``f`` each, 346 of
+    them 0.4% of the way. A valley step moves downhill along the flattest eigenvector
+    of ``H`` -- to the model's minimum along it, but at least :data:`VALLEY_REACH` radii
+    (coordinate differences measure so small a curvature as rounding: on
+    ``1e6 (y - x**2)**2 + 1e-2 (x - 3)**2`` they said 0.2 to 0.8 where the valley's own
+    is 1e-3) -- then back down to the valley's floor along the other eigenvectors
+    (:func:`~robustfit.optimize.newton.valley_floor_point`). A try that is not lower is
+    cut by :data:`VALLEY_CUT`; one that is, doubled while that is lower still.
+    """
+    vals, vecs = np.linalg.eigh(H)
+    span = float(np.max(np.abs(vals)))
+    if not (span > 0 and float(np.min(np.abs(vals))) <= ILL_CONDITIONED * span):
+        return None
+    flat, rest, curvatures = vecs[:, 0], vecs[:, 1:], vals[1:]
+    if np.any(curvatures <= 0):
+        return None
+    slope = float(g @ flat)
+    model = abs(slope) / vals[0] if vals[0] > 0 else 0.0
+    t = -math.copysign(max(model, VALLEY_REACH * radius), slope)
+    size = max(1.0, float(np.max(np.abs(z))))
+    steps = np.minimum(np.sqrt(REFINE_CHANGE * abs(f) / curvatures), size)
+
+    def floor_at(t: float) -> tuple[np.ndarray, float]:
+        return valley_floor_point(p, z + t * flat, rest, curvatures, steps)
+
+    for _ in range(VALLEY_TRIES):
+        if not abs(t) > VALLEY_MIN_REACH * radius:
+            return None
+        zt, ft = floor_at(t)
+        if np.isfinite(ft) and ft < f:
+            for _ in range(VALLEY_DOUBLINGS):
+                z2, f2 = floor_at(2.0 * t)
+                if not (np.isfinite(f2) and f2 < ft):
+                    break
+                zt, ft, t = z2, f2, 2.0 * t
+            return zt, ft
+        t *= VALLEY_CUT
+    return None
 
 
 def _sr1_update(H: np.ndarray, s: np.ndarray, y: np.ndarray) -> np.ndarray:

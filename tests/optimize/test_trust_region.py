@@ -177,3 +177,59 @@ def test_steps_into_a_nan_region_are_rejected_and_the_radius_shrinks():
     assert out.reason == "a Hessian step hit a bad point"
     assert np.isfinite(p.guard.best_f) and 1.9 < p.guard.best_x[0] <= 2.0
     assert p.guard.best_f < 2.1
+
+
+def _curved_valley(x):
+    # a parabolic valley 1e6 times steeper across than along: the straight steps a
+    # trust region allows gain a sliver each; the minimum is (3, 9), f* = 0
+    return float(1e6 * (x[1] - x[0] ** 2) ** 2 + 1e-2 * (x[0] - 3.0) ** 2)
+
+
+def test_valley_steps_follow_a_curved_valley_to_its_minimum():
+    # without valley steps the stage spent 20,000 evaluations to reach x0 = 2.7
+    # (f = 8.6e-4); with them it ends at the minimum in about 4,300
+    p = _scaled(_curved_valley, [0.5, 0.25])
+    z = p.to_z(np.array([0.5, 0.25]))
+    trust_region_newton(p, z, p.value(z), p.extrapolated_gradient,
+                        max_evaluations=8000, gtol=1e-10)
+    assert p.guard.best_f < 1e-12
+    np.testing.assert_allclose(p.guard.best_x, [3.0, 9.0], rtol=1e-6)
+
+
+def test_a_valley_step_is_lower_and_on_the_floor():
+    from robustfit.optimize.newton import finite_difference_hessian
+    from robustfit.optimize.trust_region import _valley_step
+
+    p = _scaled(_curved_valley, [1.0, 1.0])
+    z = np.array([1.0, 1.0])
+    f = p.value(z)
+    g = p.extrapolated_gradient(z, f)
+    H = finite_difference_hessian(p, z, f, g)
+    moved = _valley_step(p, z, f, g, H, radius=1e-3)
+    assert moved is not None
+    zt, ft = moved
+    assert ft < f and ft == _curved_valley(zt)
+    assert zt[0] > 1.0 + 8e-3   # at least VALLEY_REACH radii downhill, towards x0 = 3
+    # back near the floor y = x**2 (the straight move along the valley's tangent
+    # would end (x0 - 1)**2 = 2.4e-3 off it)
+    assert abs(zt[1] - zt[0] ** 2) < 1e-4
+
+
+def test_no_valley_step_on_a_well_conditioned_model():
+    from robustfit.optimize.trust_region import _valley_step
+
+    p = _scaled(lambda x: float(x @ x), [1.0, 1.0])
+    z = np.array([1.0, 1.0])
+    assert _valley_step(p, z, 2.0, 2 * z, 2 * np.eye(2), radius=0.1) is None
+    assert p.guard.nfev == 0
+
+
+def test_valley_floor_point_at_a_bad_point_is_inf():
+    from robustfit.optimize.newton import valley_floor_point
+
+    p = _scaled(lambda x: float(x @ x) if x[0] < 2 else np.nan, [1.0, 1.0])
+    z, f = valley_floor_point(p, np.array([3.0, 1.0]), np.array([[0.0], [1.0]]),
+                              np.array([2.0]), np.array([1e-3]))
+    assert not np.isfinite(f)
+    np.testing.assert_array_equal(z, [3.0, 1.0])
+
