@@ -26,7 +26,7 @@ from .bfgs import Bundle, guarded_bfgs
 from .events import EventLog
 from .fallbacks import run_scipy_stage
 from .gradients import gradient_source
-from .infinity import scale_free_run_off
+from .infinity import RUN_OFF, scale_free_run_off
 from .inputs import check_inputs
 from .newton import MAX_DIMENSION, hessian_cost, newton_decrement_test, newton_move
 from .objective import BudgetExhausted, GuardedObjective
@@ -721,8 +721,8 @@ class _Run:
                                      self.guard.best_x, fb, self.inp.x0)
         if run_off:
             self.log.add(self.guard.stage, "limit_at_infinity", variables=run_off, f=fb,
-                         reason="variables grew beyond 1e8 times their start and f "
-                         "ignores their common size")
+                         reason=f"variables grew beyond {RUN_OFF:g} times their start "
+                         "and f ignores their common size")
             self.doubted = True
             return Verdict(False, verdict.measure, f"limit at infinity: x{run_off} ran "
                            f"off from the start, and f does not change when they are "
