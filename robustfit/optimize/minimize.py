@@ -255,6 +255,7 @@ class _Run:
         self._start_gradient: tuple[np.ndarray, np.ndarray] | None = None
         self.start_scale = problem.scale.copy()
         self.doubted = False  # a pass of the gradient test was withdrawn (_second_opinion)
+        self._unit_due: float | None = None  # a smaller unit, from the next stage on
         # a plateau withholds success until a run off it has been tried: checked (with
         # the guarded BFGS) in the first descent and the L-BFGS-B stage after it, the
         # restarts, the gradient-sampling stage and the exploring runs
@@ -327,6 +328,19 @@ class _Run:
             self._start_gradient = (self._start_gradient[0], self._start_gradient[1] / unit)
         return f0 / unit
 
+    def _shrink_unit(self, stage: str) -> None:
+        """Measure ``f`` in the unit a withheld pass asked for (:attr:`_unit_due`),
+        from ``stage`` on."""
+        if self._unit_due is None or not self._unit_due < self.guard.unit:
+            return
+        unit, self._unit_due = self._unit_due, None
+        self.p.set_unit(unit)
+        self.bundle.items.clear()  # (their values and gradients are in the old unit)
+        self._central_cache = None
+        self.log.value_unit = unit
+        self.log.add(stage, "value_unit", unit=unit, reason="f is negligible in the "
+                     "start's unit but not at a minimum: measured relative to its size")
+
     def _finite_start(self, z0):
         self.log.add("start", "bad_start", action="searching nearby for a finite value")
         size = max(1.0, float(np.max(np.abs(z0))))
@@ -389,6 +403,7 @@ class _Run:
             if self.verdict.passed:
                 return
             self.restarts = attempt
+            self._shrink_unit(f"restart {attempt}")
             self._adapt_gradient()
             self._rescale()
             zb, fb = self._best()
@@ -436,6 +451,7 @@ class _Run:
         # Bennett5 from its first start: BFGS from Powell's point passed the floor 0.6%
         # above the minimum, its slope 9e-4 of f)
         self.doubted = True
+        self._shrink_unit("after failure")
         f_before = self.guard.best_f
         if not self.bounded:
             self._rescale(self.start_scale)  # (z0 is in the scale of the start)
@@ -509,6 +525,7 @@ class _Run:
         for k in range(1, runs + 1):
             if until_passed and self.verdict.passed:
                 return
+            self._shrink_unit(f"explore {k}")
             zb, fb = self._best()
             verdict = self.verdict
             journey = float(np.linalg.norm(zb - z0)) / math.sqrt(self.n)
@@ -647,6 +664,7 @@ class _Run:
             if self.verdict.passed:
                 return
             self.restarts = attempt
+            self._shrink_unit(f"restart {attempt}")
             self._adapt_gradient()
             zb, fb = self._best()
             z = restart_point(zb, [], attempt, self.rng, self.p.lower, self.p.upper,
@@ -870,6 +888,13 @@ class _Run:
                 if move is not None and move <= NEWTON_MOVE_NEGLIGIBLE:
                     return None  # (the Newton point is the best one now where lower)
                 self.doubted = True
+                # and the start's unit was too coarse for this f: from the next stage
+                # on, f is measured in its own size here (a Michaelis-Menten fit to
+                # data of 1e-9 ran onto the model's linear asymptote, 1e4 times the
+                # parameters, at RSS 3e-17 against 9e-21: in the start's unit the
+                # restarts took no step, and their pass, a 1% move lowering f by
+                # 0.4%, stood)
+                self._unit_due = abs(f) * self.guard.unit
                 return Verdict(False, np.inf, "small gradient (f negligible in the "
                                "start's unit, but a 1% change of a variable lowers it)")
             return None

@@ -119,6 +119,11 @@ class ScaledProblem:
         self.upper = None if x_upper is None else x_upper / self.scale
         self._cached = None
 
+    def set_unit(self, unit: float) -> None:
+        """Measure values and gradients in ``unit`` (of the user's values) from now on."""
+        self.guard.set_unit(unit)
+        self._cached = None
+
     def is_flat(self, z: np.ndarray, f: float) -> bool:
         """True when no forward finite-difference step changes ``f`` at all."""
         for i in range(z.size):
