@@ -561,7 +561,8 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
         res = _optimize_from(spec, cand, target, objective, fixed_z, summary, gap_floor,
                              race=race, hess_inv0=None if race is None else best.hess_inv,
                              deadline=deadline, maxfev=PROFILE_POLISH_EVALS * (
-                                 len(spec.free) + 1) if cand is trusted else None)
+                                 len(spec.free) + 1) if cand is trusted else None,
+                             polish_at_budget=cand is trusted)
         if cand is trusted:
             res = _certified_by_profile(res, profile.nll)
         if first_seconds is None:
@@ -825,7 +826,7 @@ def _better(objective, res, nll_full, best) -> bool:
 
 def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_floor,
                    bounded=True, hess_inv0=None, race=None, deadline=None, maxfev=None,
-                   escape: bool = True):
+                   escape: bool = True, polish_at_budget: bool = False):
     n_shapes = spec.n_shapes
     # shapes that must be integers (irwinhall's n) are held at the nearest integer: the
     # unconstrained map would hand the density 11.000000000000002
@@ -883,7 +884,8 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
         race = Race(RACE_ITERATIONS, race[0] / per_obs, race[1] / per_obs, race[2],
                     race[3])
     res = minimize_local(f, t0, maxfev=maxfev, hess_inv0=hess_inv0, race=race,
-                         edge=(par.gap_positions(), np.log(EDGE_GAP)), deadline=deadline)
+                         edge=(par.gap_positions(), np.log(EDGE_GAP)), deadline=deadline,
+                         polish_at_budget=polish_at_budget)
     if not res.abandoned:
         settled = settle_on_edge(par, f, res, maxfev, race=race, deadline=deadline)
         if res.heading_for_edge and settled is res:

@@ -118,7 +118,8 @@ def minimize_local(f, t0, *, maxfev: int = 3000, xtol: float = 1e-9,
                    hess_inv0: np.ndarray | None = None,
                    race: Race | None = None,
                    edge: tuple[list[int], float] | None = None,
-                   deadline: float | None = None) -> LocalResult:
+                   deadline: float | None = None,
+                   polish_at_budget: bool = False) -> LocalResult:
     """Minimise ``f`` from ``t0``; ``f`` returns ``inf`` where infeasible.
 
     ``hess_inv0`` warm-starts BFGS (e.g. the estimate from a fit on a subsample, when
@@ -134,6 +135,9 @@ def minimize_local(f, t0, *, maxfev: int = 3000, xtol: float = 1e-9,
     (``heading_for_edge`` in the result).
     ``deadline`` (``time.monotonic()``): a racer still running then is abandoned -- some
     densities take seconds per evaluation in degenerate corners (ncf with dfn ~ 1e7).
+    ``polish_at_budget``: Newton-polish the best point even where the budget ran out
+    (a start already at the optimum by other means, such as the profile likelihood,
+    whose short check did not converge).
     """
     t0 = np.asarray(t0, dtype=float)
     tracker = _BestTracker(f, maxfev, deadline)
@@ -179,9 +183,14 @@ def minimize_local(f, t0, *, maxfev: int = 3000, xtol: float = 1e-9,
             if not converged:
                 converged = _nelder_mead_stage(tracker, t0, xtol, msgs)
             if converged:
-                _newton_polish(tracker, msgs, hess_inv)
+                _polish_beyond_budget(tracker, msgs, hess_inv)
         except _BudgetExhausted:
             msgs.append(f"stopped after {maxfev} evaluations")
+            if polish_at_budget:
+                try:
+                    _polish_beyond_budget(tracker, msgs, hess_inv)
+                except (_BudgetExhausted, _Abandoned):
+                    pass
         except _Abandoned as stop:
             msgs.append(str(stop))
             converged, abandoned = False, True
@@ -385,6 +394,15 @@ class _RaceWatch:
                              f"({'converged' if converged else 'not converged'})")
 
 
+def _polish_beyond_budget(tracker, msgs, hess_inv) -> None:
+    """:func:`_newton_polish` with evaluations of its own: the polish is what makes fits
+    at every magnitude agree, and is not cut short by what the search spent."""
+    d = tracker.best_t.size
+    tracker.maxfev = max(tracker.maxfev,
+                         tracker.nfev + 1 + d * (d + 1) + 6 * (2 * d + 1) + 4 * d)
+    _newton_polish(tracker, msgs, hess_inv)
+
+
 NEWTON_CLOSE = 1e-6  # after a Newton step this small (relative) the error is ~1e-9
 SETTLED = 1e-9  # a step this small (relative): the point is the optimum to rounding
 
@@ -428,9 +446,32 @@ def _newton_polish(tracker, msgs, hess_inv=None, steps: int = 3) -> None:
             break
         before = tracker.best_f
         value = tracker(t - step)
-        if not tracker.best_f < before:
-            if not _below_rounding(before, value, float(g @ step) / 2):
+        if not tracker.best_f < before and not _below_rounding(
+                before, value, float(g @ step) / 2):
+            # the gradient's rounding noise decides the step along a ridge: measure
+            # slope and curvature along each eigenvector with steps long enough to
+            # see them (chi2 with loc and scale free: df at 238, eigenvalues 7.7e-4
+            # to 304, f jittering by 1e-13 per observation, and the three magnitudes'
+            # fits 1e-5 apart)
+            ridge = _ridge_newton_step(tracker, t, hess)
+            if ridge is None:
                 break
+            step, promised = ridge
+            size = _relative_step(step, t)
+            value = tracker(t - step)
+            if tracker.best_f < before:
+                taken += 1
+                if size < NEWTON_CLOSE:
+                    break
+                continue
+            noise = RIDGE_NOISE * max(1.0, abs(before))
+            if promised <= noise and value <= before + noise:
+                # a step the value cannot judge, from slopes it can: taken (the
+                # value at t was a dip of its rounding noise, 1e-13 on chi2's ridge)
+                tracker.best_t, tracker.best_f = np.array(t - step), value
+                taken += 1
+            break
+        if not tracker.best_f < before:
             # the decrease the model promises is below rounding, and the value agrees
             # to rounding: the Newton point, from an accurate gradient and Hessian, is
             # nearer the optimum than the value can tell (chi with df = 78: a step of
@@ -444,6 +485,43 @@ def _newton_polish(tracker, msgs, hess_inv=None, steps: int = 3) -> None:
             break
     if taken:
         msgs.append(f"{taken} Newton polish step(s)")
+
+
+RIDGE_CHANGE = 1e-7  # change of f (relative) the steps along eigenvectors aim at
+RIDGE_NOISE = 1e-12  # relative: a likelihood's rounding noise (1e-13 on chi2's ridge)
+
+
+def _ridge_newton_step(tracker, t, hess) -> tuple[np.ndarray, float] | None:
+    """The Newton step ``H^-1 g`` (to be subtracted) and the decrease it promises,
+    from slopes and curvatures
+    measured along the eigenvectors of ``hess``: central differences whose step ``h``
+    changes ``f`` by about ``RIDGE_CHANGE |f|``, and ``h / 2``, extrapolated (4
+    evaluations per eigenvector); None where a point is infeasible or a measured
+    curvature is not positive.
+
+    Coordinate steps of 6e-6 read a slope of 1e-8 along a direction of curvature 1e-3
+    as rounding noise. A step that moves ``f`` by 1e-7 reads it, but with the cubic
+    term's error ``h**2 f3 / 6`` (``f3`` the third derivative along the direction: as
+    large as the slope itself on chi2's ridge), which Richardson's
+    ``(4 s(h/2) - s(h)) / 3`` removes."""
+    w, v = np.linalg.eigh(hess)
+    if not np.all(w > 0):
+        return None
+    f0 = tracker(t)
+    spans = np.sqrt(2.0 * RIDGE_CHANGE * max(1.0, abs(f0)) / w)
+    points = []
+    for k, h in enumerate(spans):
+        points += [t + h * v[:, k], t - h * v[:, k], t + 0.5 * h * v[:, k],
+                   t - 0.5 * h * v[:, k]]
+    values = np.array(tracker.many(points)).reshape(-1, 4)
+    if not np.all(np.isfinite(values)):
+        return None
+    plus, minus, half_plus, half_minus = values.T
+    slopes = (4 * (half_plus - half_minus) / spans - (plus - minus) / (2 * spans)) / 3
+    curvatures = (plus - 2 * f0 + minus) / spans**2
+    if not np.all(curvatures > 0):
+        return None
+    return v @ (slopes / curvatures), float(np.sum(slopes**2 / curvatures)) / 2
 
 
 ROUNDING = 64 * np.finfo(float).eps  # relative rounding of a likelihood's value
