@@ -62,6 +62,7 @@ MODEL_STILL_PROMISES = 1e-4
 # taken on floor passes down to rounding (see _second_opinion)
 CHEAP_SHARE = 0.1
 LARGE_RELATIVE_SLOPE = 1e-3
+EARLY_ITERATIONS = 3  # passes within this many iterations get the Newton check
 _RETEST = object()
 
 # exploring runs (see options["explore"]) made where every local stage, and Powell
@@ -75,6 +76,7 @@ EXPLORE_DRAWS = 6
 TRUST_REGION_SHARE = 0.8
 # at most this many variables are moved by 1% where f is negligible at a pass
 PERCENT_PROBES = 100
+PERCENT_LOWERS = 1e-3  # a 1% move lowering f by this much (relative) withdraws a pass
 # ... and where one such move lowers f, the pass stands if the Newton point is within
 # this fraction of every variable's size
 NEWTON_MOVE_NEGLIGIBLE = 1e-6
@@ -899,7 +901,12 @@ class _Run:
                                "start's unit, but a 1% change of a variable lowers it)")
             return None
         slope = float(np.max(np.abs(g) * np.maximum(1.0, np.abs(z))))
-        if slope <= LARGE_RELATIVE_SLOPE * abs(f) and not self.doubted \
+        # a pass within the first few iterations rests on a few gradients only: the
+        # minimum may be many sizes of a variable away, the size x0 gave it (a
+        # Michaelis-Menten fit to data of 1e6 with concentrations of 1e-3, from
+        # (1, 1), passed at x0 with 0 iterations, its rate 1e9 away)
+        early = self.nit <= EARLY_ITERATIONS and self.restarts == 0
+        if slope <= LARGE_RELATIVE_SLOPE * abs(f) and not self.doubted and not early \
                 and not (cheap and abs(f) > 1.0):  # (above the unit: see the docstring)
             # a slope small relative to f as well: moving any variable by its own
             # size changes f by less than 0.1% of itself, to first order (at the minima
@@ -930,7 +937,11 @@ class _Run:
         if check is None:
             return None
         if check.passed:
-            return Verdict(True, check.measure, "Newton decrement")
+            # (the model leaves out variables f is flat in: a saturated logistic,
+            # constant at the data's mean, passed it with its rate and midpoint on a
+            # plateau)
+            return self._unless_plateau(z, f, g, Verdict(True, check.measure,
+                                                         "Newton decrement"))
         if check.improved:
             return _RETEST
         if check.measure >= MODEL_STILL_PROMISES:
@@ -960,7 +971,7 @@ class _Run:
                 zi = z.copy()
                 zi[i] *= 1.0 + sign * 1e-2
                 value = self.p.value(zi)
-                if np.isfinite(value) and value < 0.99 * f:
+                if np.isfinite(value) and value < (1 - PERCENT_LOWERS) * f:
                     return True
         return False
 

@@ -197,3 +197,29 @@ def test_singular_hessians_at_true_minima_keep_their_certificate(fun, x, monkeyp
     assert check.passed
     assert probes == [False]  # probed, and nothing lower
     assert p.guard.best_f >= fun(x) - 1e-15
+
+
+def test_a_pass_within_the_first_iterations_gets_the_newton_check():
+    # a logistic curve on counts of 1e6 over times of 1e-3 to 1e-2, from ones: the
+    # first descent passed the gradient test after 2 iterations at 3.9e14 (the
+    # minimum is 3.6e11), its relative slope 6e-7: moving a variable by its size, 1,
+    # changes f little when the growth rate must reach 1.2e3 and the amplitude 5e6
+    from scipy.optimize import least_squares
+
+    from robustfit import robust_minimize
+
+    t = np.linspace(0.1, 10, 30)
+    rng = np.random.default_rng(6)
+    y = 1e6 * 5 / (1 + np.exp(-1.2 * (t - 4))) * (1 + 0.03 * rng.standard_normal(30))
+    tt = 1e-3 * t
+
+    def residuals(p):
+        with np.errstate(all="ignore"):
+            return y - p[0] / (1 + np.exp(-p[1] * (tt - p[2])))
+
+    refs = [least_squares(residuals, x0, x_scale="jac", xtol=1e-15, ftol=1e-15,
+                          gtol=1e-15, max_nfev=5000) for x0 in ([1.0, 1.0, 1.0],
+                                                                 [5e6, 1.2e3, 4e-3])]
+    f_ref = min(float(np.sum(r.fun ** 2)) for r in refs)
+    res = robust_minimize(lambda p: float(np.sum(residuals(p) ** 2)), np.ones(3), rng=0)
+    assert not res.success or res.fun <= f_ref * (1 + 1e-6), (res.fun, f_ref, res.message)
