@@ -493,11 +493,10 @@ RIDGE_NOISE = 1e-12  # relative: a likelihood's rounding noise (1e-13 on chi2's 
 
 def _ridge_newton_step(tracker, t, hess) -> tuple[np.ndarray, float] | None:
     """The Newton step ``H^-1 g`` (to be subtracted) and the decrease it promises,
-    from slopes and curvatures
-    measured along the eigenvectors of ``hess``: central differences whose step ``h``
-    changes ``f`` by about ``RIDGE_CHANGE |f|``, and ``h / 2``, extrapolated (4
-    evaluations per eigenvector); None where a point is infeasible or a measured
-    curvature is not positive.
+    from slopes and curvatures measured along the eigenvectors of ``hess``: central
+    differences whose step ``h`` changes ``f`` by about ``RIDGE_CHANGE |f|``, and
+    ``h / 2``, extrapolated (4 evaluations per eigenvector); None where a point is
+    infeasible or a measured curvature is not positive.
 
     Coordinate steps of 6e-6 read a slope of 1e-8 along a direction of curvature 1e-3
     as rounding noise. A step that moves ``f`` by 1e-7 reads it, but with the cubic
