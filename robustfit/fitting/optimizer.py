@@ -189,8 +189,8 @@ def minimize_local(f, t0, *, maxfev: int = 3000, xtol: float = 1e-9,
             if polish_at_budget:
                 try:
                     _polish_beyond_budget(tracker, msgs, hess_inv)
-                except (_BudgetExhausted, _Abandoned):
-                    pass
+                except (_BudgetExhausted, _Abandoned) as stop:
+                    msgs.append(f"polish cut short ({stop or 'its evaluations spent'})")
         except _Abandoned as stop:
             msgs.append(str(stop))
             converged, abandoned = False, True
@@ -453,7 +453,7 @@ def _newton_polish(tracker, msgs, hess_inv=None, steps: int = 3) -> None:
             # see them (chi2 with loc and scale free: df at 238, eigenvalues 7.7e-4
             # to 304, f jittering by 1e-13 per observation, and the three magnitudes'
             # fits 1e-5 apart)
-            ridge = _ridge_newton_step(tracker, t, hess)
+            ridge = _ridge_newton_step(tracker, t, before, hess)
             if ridge is None:
                 break
             step, promised = ridge
@@ -491,9 +491,10 @@ RIDGE_CHANGE = 1e-7  # change of f (relative) the steps along eigenvectors aim a
 RIDGE_NOISE = 1e-12  # relative: a likelihood's rounding noise (1e-13 on chi2's ridge)
 
 
-def _ridge_newton_step(tracker, t, hess) -> tuple[np.ndarray, float] | None:
+def _ridge_newton_step(tracker, t, f0: float, hess) -> tuple[np.ndarray, float] | None:
     """The Newton step ``H^-1 g`` (to be subtracted) and the decrease it promises,
-    from slopes and curvatures measured along the eigenvectors of ``hess``: central
+    from slopes and curvatures measured along the eigenvectors of ``hess`` at ``t``
+    (where ``f`` is ``f0``): central
     differences whose step ``h`` changes ``f`` by about ``RIDGE_CHANGE |f|``, and
     ``h / 2``, extrapolated (4 evaluations per eigenvector); None where a point is
     infeasible or a measured curvature is not positive.
@@ -506,7 +507,6 @@ def _ridge_newton_step(tracker, t, hess) -> tuple[np.ndarray, float] | None:
     w, v = np.linalg.eigh(hess)
     if not np.all(w > 0):
         return None
-    f0 = tracker(t)
     spans = np.sqrt(2.0 * RIDGE_CHANGE * max(1.0, abs(f0)) / w)
     points = []
     for k, h in enumerate(spans):

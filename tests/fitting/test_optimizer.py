@@ -196,7 +196,7 @@ def test_ridge_newton_step_reads_slopes_along_eigenvectors_exactly_on_a_cubic():
     u0, w0 = 0.02, 1e-4
     t = rotation @ np.array([u0, w0])
     hess = rotation @ np.diag([1e-3 + 6e-3 * u0, 100.0]) @ rotation.T
-    step, promised = _ridge_newton_step(_BestTracker(f, 100), t, hess)
+    step, promised = _ridge_newton_step(_BestTracker(f, 100), t, f(t), hess)
     slope_u, curv_u = 1e-3 * u0 + 3e-3 * u0**2, 1e-3 + 6e-3 * u0
     exact = rotation @ np.array([slope_u / curv_u, 100 * w0 / 100.0])
     np.testing.assert_allclose(step, exact, rtol=1e-6)
@@ -205,7 +205,8 @@ def test_ridge_newton_step_reads_slopes_along_eigenvectors_exactly_on_a_cubic():
 
 
 def test_ridge_newton_step_refuses_a_hessian_that_is_not_positive_definite():
-    assert _ridge_newton_step(_BestTracker(rosenbrock, 100), np.array([0.0, 1.0]),
+    t = np.array([0.0, 1.0])
+    assert _ridge_newton_step(_BestTracker(rosenbrock, 100), t, rosenbrock(t),
                               np.diag([1.0, -1.0])) is None
 
 
