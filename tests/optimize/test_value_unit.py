@@ -206,3 +206,39 @@ def test_a_sum_of_two_exponentials_on_tiny_data_claims_nothing_short_of_its_mini
                               rng=0, maxfev=20000)
     assert not res.success or res.fun <= f_ref * (1 + 1e-6), (res.fun, f_ref, res.message)
     assert res.fun < 1e-24  # (far below the first descent's 7e-17)
+
+
+@pytest.mark.parametrize("model", ["gompertz", "logistic"])
+def test_a_fit_whose_amplitude_shrank_far_below_its_start_claims_nothing_short(model):
+    # curves on data of 1e-12 over times of 1e2 to 1e4, from ones: exp(-t) underflows
+    # there, so the model is its amplitude, and the first descent ran the amplitude
+    # from 1 to 1e-16 (Gompertz, RSS 1.7e-22) or to exactly 0 (logistic, 3.9e-22),
+    # where the best constant, at 2e-12 to 3e-12, gives 3e-23 and 1.2e-22. f was
+    # negligible in the start's unit and a 1% move of the amplitude changed it by a
+    # millionth, so the pass stood. The parabola through those moves now points at
+    # 2e-12, and the variables that shrank get steps of their own size
+    from scipy.optimize import least_squares
+
+    t = np.linspace(0.1, 10, 30)
+    rng = np.random.default_rng(0)
+    noise = 1 + 0.03 * rng.standard_normal(30)
+    if model == "gompertz":
+        def curve(p, t):
+            return p[0] * np.exp(-p[1] * np.exp(-p[2] * t))
+        y = 1e-12 * curve([3.0, 4.0, 0.7], t) * noise
+    else:
+        def curve(p, t):
+            return p[0] / (1 + np.exp(-p[1] * (t - p[2])))
+        y = 1e-12 * curve([5.0, 1.2, 4.0], t) * noise
+
+    def residuals(p):
+        with np.errstate(all="ignore"):
+            return y - curve(p, 1e3 * t)
+
+    res = robust_minimize(lambda p: float(np.sum(residuals(p) ** 2)), np.ones(3), rng=0,
+                          maxfev=20000)
+    refs = [least_squares(residuals, start, x_scale="jac", xtol=1e-15, ftol=1e-15,
+                          gtol=1e-15) for start in (np.ones(3), res.x)]
+    f_ref = min(float(np.sum(r.fun ** 2)) for r in refs)
+    assert not res.success or res.fun <= f_ref * (1 + 1e-6), (res.fun, f_ref, res.message)
+    assert res.fun <= 0.5 * float(np.sum(y ** 2))  # (not the trivial fit, amplitude 0)
