@@ -34,6 +34,7 @@ from .problem import CENTRAL_STEP, FORWARD_STEP, OutsideLimit, ScaledProblem
 from .restarts import restart_point
 from .result import build_result
 from .sampling import gradient_sampling, sample_gradients, verified_gradient
+from .scale_probe import lower_decades_away
 from .stationarity import Verdict, bundle_stationarity, gradients_near, relative_stationarity
 from .symmetry import lower_across_symmetry, symmetry_breaking_steps
 from .trust_region import trust_region_newton
@@ -63,7 +64,7 @@ MODEL_STILL_PROMISES = 1e-4
 # taken on floor passes down to rounding (see _second_opinion)
 CHEAP_SHARE = 0.1
 LARGE_RELATIVE_SLOPE = 1e-3
-EARLY_ITERATIONS = 3  # passes within this many iterations get the Newton check
+EARLY_ITERATIONS = 3  # passes within this many iterations of a stage: Newton check
 _RETEST = object()
 
 # exploring runs (see options["explore"]) made where every local stage, and Powell
@@ -266,6 +267,7 @@ class _Run:
         self.bundle = Bundle(3 * self.n + 10)
         self.verdict: Verdict | None = None
         self.nit = 0
+        self.stage_iterations = 0  # of the last BFGS stage
         self.restarts = 0
         self.detail = ""
         self.steps: list[float] = []
@@ -664,6 +666,7 @@ class _Run:
         finally:
             self.p.outside_limit = None
         self.nit += iterations
+        self.stage_iterations = iterations
         self.verdict = self._final_test()
         self.log.add(stage, "stage_end", outcome=reason, iterations=iterations,
                      f_start=f_start, f_best=self.guard.best_f, test=self.verdict.test,
@@ -825,7 +828,9 @@ class _Run:
                 if check is not None:
                     if check.passed:  # (a Newton point lower by less than the tolerance
                         # is the best point now, and as close to the minimum)
-                        return Verdict(True, check.measure, "Newton decrement")
+                        slope = float(np.max(np.abs(g) * np.maximum(1.0, np.abs(zb))))
+                        withdrawn = self._lower_decades_away(zb, fb, slope)
+                        return withdrawn or Verdict(True, check.measure, "Newton decrement")
                     if check.improved:
                         continue  # the Newton point is lower: test that one instead
                 if self.bounded:
@@ -897,7 +902,7 @@ class _Run:
         from a perturbed start passed it at ``f = 3.9e9`` (the model ~ -1e-3, so ``f``
         is the sum of the squared data), its minimum 1e7 sizes of ``x1`` away along
         a direction of tiny curvature, which the Newton model promises. Passes within
-        the first EARLY_ITERATIONS iterations of the first descent are checked
+        the first EARLY_ITERATIONS iterations of a BFGS stage are checked
         whatever their slope. Returns None (the pass stands), ``_RETEST``, or a
         verdict.
         """
@@ -931,11 +936,14 @@ class _Run:
                                "start's unit, but a 1% change of a variable lowers it)")
             return None
         slope = float(np.max(np.abs(g) * np.maximum(1.0, np.abs(z))))
-        # a pass within the first few iterations rests on a few gradients only: the
-        # minimum may be many sizes of a variable away, the size x0 gave it (a
-        # logistic curve on counts of 1e6 over times of 1e-3, from ones, passed after
-        # 2 iterations at 1e3 times its minimum, the growth rate to reach 1.2e3)
-        early = self.nit <= EARLY_ITERATIONS and self.restarts == 0
+        # a pass within the first few iterations of a BFGS stage rests on a few
+        # gradients only: the minimum may be many sizes of a variable away, the size
+        # x0 gave it (a logistic curve on counts of 1e6 over times of 1e-3, from ones,
+        # passed after 2 iterations at 1e3 times its minimum, the growth rate to reach
+        # 1.2e3; until the thirteenth session only the first descent's passes were
+        # checked, and a sine on data of 1e8 from ones passed in a restart, after 2
+        # iterations, with its amplitude at 24 and its minimum at 2e8)
+        early = self.stage_iterations <= EARLY_ITERATIONS
         if slope <= LARGE_RELATIVE_SLOPE * abs(f) and not self.doubted and not early \
                 and not (cheap and abs(f) > 1.0):  # (above the unit: see the docstring)
             # a slope small relative to f as well: moving any variable by its own
@@ -983,6 +991,29 @@ class _Run:
                            "small only in absolute terms)")
         return None
 
+    def _lower_decades_away(self, z, f, slope: float) -> Verdict | None:
+        """A failure where a pass holds thanks to ``|f|`` above the unit (``slope``,
+        ``max_i |g_i| max(1, |z_i|)``, above gtol) and a move of a variable by decades
+        of its size lowers ``f`` by PERCENT_LOWERS (:mod:`.scale_probe`; a curve
+        started at ones on data of 1e8 passed at its start, f = 1e18, and its
+        finite-difference Hessian, rounding there, passed the Newton test); else None.
+        """
+        if not (abs(f) > 1.0 and slope > self.opts["gtol"]):
+            return None
+        moved = np.arange(self.n)
+        if moved.size > PERCENT_PROBES:
+            moved = self.rng.choice(moved, PERCENT_PROBES, replace=False)
+        found = lower_decades_away(self.p.value, z, f, np.maximum(1.0, np.abs(z)), moved,
+                                   PERCENT_LOWERS)
+        if found is None:
+            return None
+        self.doubted = True
+        self.log.add(self.guard.stage, "scale_probe", variable=found, f=f,
+                     lower=self.guard.best_f, reason="a move by decades of the variable's "
+                     "size lowers f: its size at the start was wrong")
+        return Verdict(False, slope / abs(f), f"small gradient (relative to |f|; moving "
+                       f"x[{found}] by decades of its size lowers f)")
+
     def _lower_a_percent_away(self, z, f) -> bool:
         """Whether moving one variable by 1% of its own value lowers ``f`` by more than
         PERCENT_LOWERS of itself (2 n evaluations; 1% until the twelfth session, when
@@ -1029,11 +1060,18 @@ class _Run:
 
     def _unless_plateau(self, z, f, g, verdict: Verdict) -> Verdict:
         """``verdict`` (a pass), or a failure where ``z`` is on a plateau (checked while
-        :attr:`check_plateaus`) or at a saddle that a symmetry of the start kept."""
+        :attr:`check_plateaus`), where a variable's size proved wrong by decades
+        (:meth:`_lower_decades_away`), or at a saddle that a symmetry of the start
+        kept."""
         flat = self._plateau(z, f, g) if self.check_plateaus and g is not None else []
         if flat:
             return Verdict(False, verdict.measure, f"plateau: f does not change with "
                            f"x{flat} near the result, though it did where the run began")
+        if g is not None:
+            slope = float(np.max(np.abs(g) * np.maximum(1.0, np.abs(z))))
+            withdrawn = self._lower_decades_away(z, f, slope)
+            if withdrawn is not None:
+                return withdrawn
         return self._unless_symmetric_saddle(z, f, verdict)
 
     def _unless_symmetric_saddle(self, z, f, verdict: Verdict) -> Verdict:

@@ -46,8 +46,9 @@ def test_only_variables_far_beyond_their_start_where_f_ignores_their_size():
 
 def test_a_pass_at_a_limit_at_infinity_is_withdrawn():
     run = _run_for(_ratio, [1.0, 1.0])
-    run.nit = near_nit = EARLY_ITERATIONS + 1  # (not a pass within the first iterations,
-    # which the Newton check withdraws first)
+    # (not a pass within the first iterations of a stage, which the Newton check
+    # withdraws first)
+    run.stage_iterations = late = EARLY_ITERATIONS + 1
     run.p.value(run.p.to_z(FAR))  # the best point seen: far out in the valley
     verdict = run._final_test()
     assert not verdict.passed
@@ -55,7 +56,7 @@ def test_a_pass_at_a_limit_at_infinity_is_withdrawn():
     assert [e for e in run.log.as_list() if e["kind"] == "limit_at_infinity"]
     # from a start of that size the same point is a pass of the tests as before
     near = _run_for(_ratio, FAR)
-    near.nit = near_nit
+    near.stage_iterations = late
     near.p.value(near.p.to_z(FAR))
     assert near._final_test().passed
 
