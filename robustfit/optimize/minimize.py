@@ -1009,7 +1009,7 @@ class _Run:
             return None
         self.doubted = True
         self.log.add(self.guard.stage, "scale_probe", variable=found, f=f,
-                     lower=self.guard.best_f, reason="a move by decades of the variable's "
+                     f_best=self.guard.best_f, reason="a move by decades of the variable's "
                      "size lowers f: its size at the start was wrong")
         return Verdict(False, slope / abs(f), f"small gradient (relative to |f|; moving "
                        f"x[{found}] by decades of its size lowers f)")
@@ -1086,10 +1086,10 @@ class _Run:
                                       steps)
         if found is None:
             return verdict
-        variables, _, lower = found
+        variables = found[0]
         self.doubted = True
         self.log.add(self.guard.stage, "symmetric_saddle", variables=list(variables),
-                     f=f, lower=lower, reason="variables that started alike stayed "
+                     f=f, f_best=self.guard.best_f, reason="variables that started alike stayed "
                      "alike, and moving them apart lowers f")
         return Verdict(False, verdict.measure, f"saddle: x{list(variables)} started "
                        f"alike and stayed alike, and moving them apart lowers f")
