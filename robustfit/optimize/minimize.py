@@ -828,8 +828,7 @@ class _Run:
                 if check is not None:
                     if check.passed:  # (a Newton point lower by less than the tolerance
                         # is the best point now, and as close to the minimum)
-                        slope = float(np.max(np.abs(g) * np.maximum(1.0, np.abs(zb))))
-                        withdrawn = self._lower_decades_away(zb, fb, slope)
+                        withdrawn = self._lower_decades_away(zb, fb, g)
                         return withdrawn or Verdict(True, check.measure, "Newton decrement")
                     if check.improved:
                         continue  # the Newton point is lower: test that one instead
@@ -991,20 +990,18 @@ class _Run:
                            "small only in absolute terms)")
         return None
 
-    def _lower_decades_away(self, z, f, slope: float) -> Verdict | None:
-        """A failure where a pass holds thanks to ``|f|`` above the unit (``slope``,
-        ``max_i |g_i| max(1, |z_i|)``, above gtol) and a move of a variable by decades
+    def _lower_decades_away(self, z, f, g) -> Verdict | None:
+        """A failure where a pass holds thanks to ``|f|`` above the unit (the slope
+        ``max_i |g_i| max(1, |z_i|)`` above gtol) and a move of a variable by decades
         of its size lowers ``f`` by PERCENT_LOWERS (:mod:`.scale_probe`; a curve
         started at ones on data of 1e8 passed at its start, f = 1e18, and its
         finite-difference Hessian, rounding there, passed the Newton test); else None.
         """
+        slope = float(np.max(np.abs(g) * np.maximum(1.0, np.abs(z))))
         if not (abs(f) > 1.0 and slope > self.opts["gtol"]):
             return None
-        moved = np.arange(self.n)
-        if moved.size > PERCENT_PROBES:
-            moved = self.rng.choice(moved, PERCENT_PROBES, replace=False)
-        found = lower_decades_away(self.p.value, z, f, np.maximum(1.0, np.abs(z)), moved,
-                                   PERCENT_LOWERS)
+        found = lower_decades_away(self.p.value, z, f, np.maximum(1.0, np.abs(z)),
+                                   self._probed_variables(), PERCENT_LOWERS)
         if found is None:
             return None
         self.doubted = True
@@ -1013,6 +1010,13 @@ class _Run:
                      "size lowers f: its size at the start was wrong")
         return Verdict(False, slope / abs(f), f"small gradient (relative to |f|; moving "
                        f"x[{found}] by decades of its size lowers f)")
+
+    def _probed_variables(self) -> np.ndarray:
+        """The variables a probe moves: all, or PERCENT_PROBES of them at random."""
+        moved = np.arange(self.n)
+        if moved.size > PERCENT_PROBES:
+            moved = self.rng.choice(moved, PERCENT_PROBES, replace=False)
+        return moved
 
     def _lower_a_percent_away(self, z, f) -> bool:
         """Whether moving one variable by 1% of its own value lowers ``f`` by more than
@@ -1034,11 +1038,8 @@ class _Run:
         ``eps**2`` of the unit, the values of ``f`` at its variables' rounding: a
         quadratic bowl whose minimiser has a coordinate at 0 reached f = 7e-44 with that
         coordinate at 1e-22, and moving it 1% towards 0 lowers ``f`` by 2%."""
-        moved = np.arange(z.size)
-        if moved.size > PERCENT_PROBES:
-            moved = self.rng.choice(moved, PERCENT_PROBES, replace=False)
         lower = (1 - PERCENT_LOWERS) * f
-        for i in moved:
+        for i in self._probed_variables():
             # (a variable at exactly 0 moves by 1% of its typical size)
             h = 1e-2 * (abs(float(z[i])) or float(self.p.typical[i]))
             values = []
@@ -1067,11 +1068,9 @@ class _Run:
         if flat:
             return Verdict(False, verdict.measure, f"plateau: f does not change with "
                            f"x{flat} near the result, though it did where the run began")
-        if g is not None:
-            slope = float(np.max(np.abs(g) * np.maximum(1.0, np.abs(z))))
-            withdrawn = self._lower_decades_away(z, f, slope)
-            if withdrawn is not None:
-                return withdrawn
+        withdrawn = None if g is None else self._lower_decades_away(z, f, g)
+        if withdrawn is not None:
+            return withdrawn
         return self._unless_symmetric_saddle(z, f, verdict)
 
     def _unless_symmetric_saddle(self, z, f, verdict: Verdict) -> Verdict:
@@ -1082,11 +1081,10 @@ class _Run:
         steps = symmetry_breaking_steps(self.inp.x0, x, self.p.typical * self.p.scale)
         if not steps:
             return verdict
-        found = lower_across_symmetry(lambda xt: self.p.value(self.p.to_z(xt)), x, f,
-                                      steps)
-        if found is None:
+        variables = lower_across_symmetry(lambda xt: self.p.value(self.p.to_z(xt)), x, f,
+                                          steps)
+        if variables is None:
             return verdict
-        variables = found[0]
         self.doubted = True
         self.log.add(self.guard.stage, "symmetric_saddle", variables=list(variables),
                      f=f, f_best=self.guard.best_f, reason="variables that started alike stayed "
