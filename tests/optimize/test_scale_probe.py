@@ -93,3 +93,10 @@ def test_bad_points_neither_count_as_lower_nor_end_the_probe():
     assert lower_decades_away(nan_right, np.zeros(1), 1e12, np.ones(1), [0], 1e-3) == 0
     assert lower_decades_away(lambda z: float("nan"), np.zeros(1), 1.0, np.ones(1), [0],
                               1e-3) is None
+
+
+def test_the_probe_event_reports_values_in_the_users_units():
+    res, _, _ = _fit(_three_decays, [3.0, 2.0, 2.0, 0.5, 1.0, 0.05], 1e8, np.ones(6), 1)
+    probes = [e for e in res.events if e["kind"] == "scale_probe"]
+    assert probes
+    assert all(e["f_best"] < e["f"] and e["f"] > 1e17 for e in probes)
