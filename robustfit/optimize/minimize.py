@@ -240,13 +240,17 @@ def _parabola_minimiser(zi: float, h: float, f: float, f_up: float,
     >>> target = _parabola_minimiser(1e-16, 1e-18, f(1e-16), f(1.01e-16), f(0.99e-16))
     >>> bool(abs(target / 2e-12 - 1) < 1e-2)    # (the differences are 1e-10 of f)
     True
+    >>> _parabola_minimiser(5e-164, 5e-166, 1.0, 1.0, 1.0) is None    # flat, h * h = 0
+    True
     """
     if not (h > 0 and np.isfinite(f_up) and np.isfinite(f_down)):
         return None
-    curvature = (f_up - 2.0 * f + f_down) / (h * h)
-    if not curvature > 0:
+    # (in units of h: h * h underflows to 0 for a variable at 1e-164, where a
+    # ZeroDivisionError escaped)
+    bend = f_up - 2.0 * f + f_down
+    if not bend > 0:
         return None
-    move = -(f_up - f_down) / (2.0 * h) / curvature
+    move = -0.5 * (f_up - f_down) / bend * h
     return zi + move if np.isfinite(move) else None
 
 

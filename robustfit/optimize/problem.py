@@ -21,6 +21,7 @@ import numpy as np
 
 from .events import EventLog
 from .objective import GuardedObjective
+from .stencils import slope_at_zero
 
 __all__ = ["ScaledProblem", "OutsideLimit", "FORWARD_STEP", "CENTRAL_STEP"]
 
@@ -281,15 +282,23 @@ class ScaledProblem:
                 wide[i] = fine[i] = 0.0
                 continue
             h = self.step(z, i, CENTRAL_STEP)
-            values = []
+            values, taken = [], []
             for step in (h, -h, 0.5 * h, -0.5 * h):
                 zi = z.copy()
                 zi[i] += step
                 values.append(self.value(zi) if self._inside(zi) else np.nan)
-            if np.all(np.isfinite(values)):
+                taken.append(zi[i] - z[i])
+            if np.all(np.isfinite(values)) and taken[0] == -taken[1] \
+                    and taken[2] == -taken[3]:
                 wide[i] = (values[0] - values[1]) / (2.0 * h)
                 narrow = (values[2] - values[3]) / h
                 fine[i] = (4.0 * narrow - wide[i]) / 3.0
+                continue
+            if np.all(np.isfinite(values)) and len(set(taken)) == 4 and 0.0 not in taken:
+                # steps rounding made uneven (see .stencils): the same stencils through
+                # the points actually evaluated
+                wide[i] = slope_at_zero(f, taken[:2], values[:2])
+                fine[i] = slope_at_zero(f, taken, values)
                 continue
             g_i = self._partial(z, f, i, h, "central")
             if g_i is None:
@@ -319,7 +328,10 @@ class ScaledProblem:
             fm, hm = at(-h)
             if (fp is not None and fm is not None and np.isfinite(fp) and np.isfinite(fm)
                     and hp != hm):
-                return (fp - fm) / (hp - hm)
+                if hp == -hm:
+                    return (fp - fm) / (hp - hm)
+                # steps rounding made uneven: exact for a quadratic (see .stencils)
+                return slope_at_zero(f, (hp, hm), (fp, fm))
             for fv, hv in ((fp, hp), (fm, hm)):
                 if fv is not None and np.isfinite(fv) and hv != 0:
                     # one side only (a bound, a bad point): second order from two steps
