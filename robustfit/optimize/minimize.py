@@ -218,6 +218,16 @@ def robust_minimize(fun: Callable, x0, args: tuple = (), jac=None, bounds=None, 
     except KeyboardInterrupt:
         stop_reason = "interrupted"
         log.add(guard.stage, "stopped", reason="KeyboardInterrupt")
+    except Exception as exc:
+        if run.in_callback:
+            raise  # the user's callback raised: theirs to see, as with scipy
+        # a fault of robustfit's own (fun's exceptions are bad points, caught by the
+        # guard): the best point so far is still the answer, with success=False, not a
+        # crash that loses it (a ZeroDivisionError once escaped from a probe of a
+        # variable at 1e-164)
+        stop_reason = "internal error"
+        run.detail = f"{type(exc).__name__}: {str(exc)[:200]}"
+        log.add(guard.stage, "internal_error", error=run.detail)
     verdict = run.verdict
     if verdict is not None and stop_reason is not None:
         verdict = None  # the budget ran out after the last test: nothing was verified
@@ -291,6 +301,7 @@ class _Run:
         # restarts, the gradient-sampling stage and the exploring runs
         self.uses_bfgs = inp.method in ("auto", "bfgs")  # (the guarded BFGS runs)
         self.check_plateaus = False
+        self.in_callback = False  # (an exception then is the user's, not ours)
 
     # -- stages ---------------------------------------------------------------------
     def execute(self) -> None:
@@ -1242,9 +1253,11 @@ class _Run:
             self.varied |= np.isfinite(g) & (g != 0)
         if self.callback is None:
             return
+        self.in_callback = True
         try:
             stop = self.callback(self.p.to_x(z).copy())
         except StopIteration:
             stop = True
+        self.in_callback = False
         if stop is True:
             raise _CallbackStop()

@@ -16,9 +16,11 @@ STATUS = {
     4: "stopped without passing a convergence test",
     5: "stopped by callback",
     6: "no point with a finite value found",
+    7: "stopped by an internal error of robustfit (please report it)",
 }
 
-_REASON_STATUS = {"maxfev": 1, "maxtime": 2, "interrupted": 3, "callback": 5}
+_REASON_STATUS = {"maxfev": 1, "maxtime": 2, "interrupted": 3, "callback": 5,
+                  "internal error": 7}
 
 
 def build_result(*, guard, x0, stop_reason, verdict, nit, njev, restarts, log,

@@ -303,3 +303,27 @@ def test_a_correct_gradient_is_kept_where_central_differences_are_poor():
     assert not any(e["kind"] == "gradient_fallback" for e in res.events)
     assert res.success and res.nfev < 5000
     assert res.fun == pytest.approx(ref.fun, rel=1e-8)
+
+
+def test_an_internal_error_returns_the_best_point_with_success_false(monkeypatch):
+    # a fault of robustfit's own (here planted in the stopping test) is not a crash
+    # that loses the run: the best point so far comes back, f(x) with it, and the reason
+    from robustfit.optimize import minimize as core
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("float division by zero")
+
+    monkeypatch.setattr(core, "relative_stationarity", broken)
+    res = robust_minimize(rosen, [-1.2, 1.0], rng=0)
+    assert not res.success and res.status == 7
+    assert "internal error" in res.message and "ZeroDivisionError" in res.message
+    assert res.fun == rosen(res.x) and res.fun < rosen([-1.2, 1.0])
+    assert [e for e in res.events if e["kind"] == "internal_error"]
+
+
+def test_an_exception_from_the_callback_reaches_the_user():
+    def callback(x):
+        raise ValueError("the user's own")
+
+    with pytest.raises(ValueError, match="the user's own"):
+        robust_minimize(rosen, [-1.2, 1.0], rng=0, callback=callback)
