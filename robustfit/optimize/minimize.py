@@ -28,9 +28,16 @@ from .fallbacks import run_scipy_stage
 from .gradients import gradient_source
 from .infinity import RUN_OFF, scale_free_run_off
 from .inputs import check_inputs
-from .newton import MAX_DIMENSION, hessian_cost, newton_decrement_test, newton_move
+from .newton import (
+    MAX_DIMENSION,
+    finite_difference_hessian,
+    hessian_cost,
+    newton_decrement_test,
+    newton_move,
+)
 from .objective import BudgetExhausted, GuardedObjective
 from .problem import CENTRAL_STEP, FORWARD_STEP, OutsideLimit, ScaledProblem
+from .profiles import lower_along_profiles, profile_probe_cost
 from .restarts import restart_point
 from .result import build_result
 from .sampling import gradient_sampling, sample_gradients, verified_gradient
@@ -1003,7 +1010,35 @@ class _Run:
             # two of its rates merged, against a minimum of 2e-8)
             return Verdict(False, check.measure, "Newton decrement (the gradient was "
                            "small only in absolute terms)")
+        if check.measure > 0.1 * gtol and free is None:
+            # the model promises a little more than the test allows and its point is
+            # not lower: a curved valley it cannot follow, or a minimum it resolves
+            # poorly (see .profiles)
+            return self._unless_lower_along_profiles(z, f, 0.1 * gtol * abs(f))
         return None
+
+    def _unless_lower_along_profiles(self, z, f, tol) -> Verdict | None:
+        """None (the pass stands), or a failure where ``f`` falls along the profile
+        of a variable (:func:`.profiles.lower_along_profiles`; the lower point is the
+        best one now, and the next stages start from it). Not tried where the budget
+        cannot pay for the Hessian and the probes."""
+        probed = self._probed_variables()
+        cost = hessian_cost(self.p, self.n) + profile_probe_cost(self.n, probed.size)
+        if self.guard.nfev + cost > self.inp.maxfev:
+            return None
+        H = finite_difference_hessian(self.p, z, f)
+        if H is None or not np.all(np.isfinite(H)):
+            return None
+        found = lower_along_profiles(self.p, z, f, H, probed, tol)
+        if found is None:
+            return None
+        self.doubted = True
+        self.log.add(self.guard.stage, "curved_valley", variable=found, f=f,
+                     f_best=self.guard.best_f, reason="f falls along the variable's "
+                     "profile (the others re-minimised): a valley the quadratic model "
+                     "does not follow")
+        return Verdict(False, np.inf, f"Newton decrement (the model promises little, "
+                       f"but f falls along the profile of x[{found}])")
 
     def _lower_decades_away(self, z, f, g) -> Verdict | None:
         """A failure where a pass holds thanks to ``|f|`` above the unit (the slope

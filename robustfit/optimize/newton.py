@@ -364,13 +364,14 @@ def _lower_along_flat_valley(p: ScaledProblem, z: np.ndarray, f: float, H: np.nd
 
 
 def valley_floor_point(p: ScaledProblem, z: np.ndarray, rest: np.ndarray,
-                       curvatures: np.ndarray, steps: np.ndarray
+                       curvatures: np.ndarray, steps: np.ndarray,
+                       newton_steps: int = _VALLEY_NEWTON_STEPS
                        ) -> tuple[np.ndarray, float]:
     """``z`` moved back down to a valley's floor, and ``f`` there: the directions
-    ``rest`` (columns, with positive ``curvatures``) re-minimised by
-    :data:`_VALLEY_NEWTON_STEPS` Newton steps on those curvatures, each slope measured by
-    central differences with ``steps`` and each step halved until it lowers ``f``.
-    ``f`` is inf where ``z`` itself is a bad point.
+    ``rest`` (columns, with positive ``curvatures``) re-minimised by up to
+    ``newton_steps`` Newton steps on those curvatures, each slope measured by central
+    differences with ``steps`` and each step halved until it lowers ``f`` (none after
+    one that does not). ``f`` is inf where ``z`` itself is a bad point.
 
     Examples
     --------
@@ -384,11 +385,14 @@ def valley_floor_point(p: ScaledProblem, z: np.ndarray, rest: np.ndarray,
     (array([1., 1.]), 0.001)
     """
     f = p.value(z)
-    for _ in range(_VALLEY_NEWTON_STEPS):
+    for _ in range(newton_steps):
         slopes = _directional_slopes(p, z, rest, steps) if np.isfinite(f) else None
         if slopes is None:
             break
-        z, f = _halved_until_lower(p, z, f, -rest @ (slopes / curvatures))
+        z_next, f = _halved_until_lower(p, z, f, -rest @ (slopes / curvatures))
+        if z_next is z:
+            break  # (no halving of the step was lower: that is the floor, as measured)
+        z = z_next
     return z, f
 
 
