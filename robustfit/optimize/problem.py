@@ -23,7 +23,7 @@ from .events import EventLog
 from .objective import GuardedObjective
 from .stencils import slope_at_zero
 
-__all__ = ["ScaledProblem", "OutsideLimit", "FORWARD_STEP", "CENTRAL_STEP"]
+__all__ = ["ScaledProblem", "OutsideLimit", "FORWARD_STEP", "CENTRAL_STEP", "SHRUNK"]
 
 FORWARD_STEP = np.sqrt(np.finfo(float).eps)
 CENTRAL_STEP = np.finfo(float).eps ** (1 / 3)

@@ -223,3 +223,17 @@ def test_a_pass_within_the_first_iterations_gets_the_newton_check():
     f_ref = min(float(np.sum(r.fun ** 2)) for r in refs)
     res = robust_minimize(lambda p: float(np.sum(residuals(p) ** 2)), np.ones(3), rng=0)
     assert not res.success or res.fun <= f_ref * (1 + 1e-6), (res.fun, f_ref, res.message)
+
+
+def test_a_hessian_is_measured_where_a_shrunk_variable_sits_near_a_singularity():
+    # x0 started at 1 (typical size 1) and shrank to 1e-4, where log is undefined one
+    # typical step (1.2e-4) below: the Hessian is taken again with its own size's step
+    def fun(x):
+        with np.errstate(invalid="ignore"):
+            return float((np.log(x[0]) - np.log(1e-4)) ** 2 + (x[1] - 1.0) ** 2)
+
+    p = ScaledProblem(GuardedObjective(fun), np.ones(2))
+    z = np.array([1e-4, 1.0])
+    H = finite_difference_hessian(p, z, fun(z))
+    assert H is not None
+    np.testing.assert_allclose(H, [[2e8, 0.0], [0.0, 2.0]], rtol=1e-5, atol=1e-3)
