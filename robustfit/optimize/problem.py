@@ -294,7 +294,8 @@ class ScaledProblem:
                 narrow = (values[2] - values[3]) / h
                 fine[i] = (4.0 * narrow - wide[i]) / 3.0
                 continue
-            if np.all(np.isfinite(values)) and len(set(taken)) == 4 and 0.0 not in taken:
+            if np.all(np.isfinite(values)) and np.isfinite(f) and len(set(taken)) == 4 \
+                    and 0.0 not in taken:
                 # steps rounding made uneven (see .stencils): the same stencils through
                 # the points actually evaluated
                 wide[i] = slope_at_zero(f, taken[:2], values[:2])
@@ -328,7 +329,7 @@ class ScaledProblem:
             fm, hm = at(-h)
             if (fp is not None and fm is not None and np.isfinite(fp) and np.isfinite(fm)
                     and hp != hm):
-                if hp == -hm:
+                if hp == -hm or hp == 0 or hm == 0 or not np.isfinite(f):
                     return (fp - fm) / (hp - hm)
                 # steps rounding made uneven: exact for a quadratic (see .stencils)
                 return slope_at_zero(f, (hp, hm), (fp, fm))
