@@ -924,8 +924,11 @@ class _Run:
         is the sum of the squared data), its minimum 1e7 sizes of ``x1`` away along
         a direction of tiny curvature, which the Newton model promises. Passes within
         the first EARLY_ITERATIONS iterations of a BFGS stage are checked
-        whatever their slope. Returns None (the pass stands), ``_RETEST``, or a
-        verdict.
+        whatever their slope. Where the model promises more than the test allows but
+        less than MODEL_STILL_PROMISES of ``f``, and its own point is not lower, the
+        pass stands unless ``f`` falls along a variable's profile
+        (:meth:`_unless_lower_along_profiles`). Returns None (the pass stands),
+        ``_RETEST``, or a verdict.
         """
         gtol = self.opts["gtol"]
         cost = hessian_cost(self.p, self.n)
