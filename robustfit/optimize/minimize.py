@@ -30,7 +30,6 @@ from .infinity import RUN_OFF, scale_free_run_off
 from .inputs import check_inputs
 from .newton import (
     MAX_DIMENSION,
-    finite_difference_hessian,
     hessian_cost,
     newton_decrement_test,
     newton_move,
@@ -42,7 +41,13 @@ from .restarts import restart_point
 from .result import build_result
 from .sampling import gradient_sampling, sample_gradients, verified_gradient
 from .scale_probe import lower_decades_away
-from .stationarity import Verdict, bundle_stationarity, gradients_near, relative_stationarity
+from .stationarity import (
+    Verdict,
+    bundle_stationarity,
+    gradients_near,
+    relative_stationarity,
+    scaled_slope,
+)
 from .symmetry import lower_across_symmetry, symmetry_breaking_steps
 from .trust_region import trust_region_newton
 
@@ -959,7 +964,7 @@ class _Run:
                 return Verdict(False, np.inf, "small gradient (f negligible in the "
                                "start's unit, but a 1% change of a variable lowers it)")
             return None
-        slope = float(np.max(np.abs(g) * np.maximum(1.0, np.abs(z))))
+        slope = scaled_slope(z, g)
         # a pass within the first few iterations of a BFGS stage rests on a few
         # gradients only: the minimum may be many sizes of a variable away, the size
         # x0 gave it (a logistic curve on counts of 1e6 over times of 1e-3, from ones,
@@ -1017,20 +1022,19 @@ class _Run:
             # the model promises a little more than the test allows and its point is
             # not lower: a curved valley it cannot follow, or a minimum it resolves
             # poorly (see .profiles)
-            return self._unless_lower_along_profiles(z, f, 0.1 * gtol * abs(f))
+            return self._unless_lower_along_profiles(z, f, 0.1 * gtol * abs(f),
+                                                     check.hessian)
         return None
 
-    def _unless_lower_along_profiles(self, z, f, tol) -> Verdict | None:
+    def _unless_lower_along_profiles(self, z, f, tol, H) -> Verdict | None:
         """None (the pass stands), or a failure where ``f`` falls along the profile
-        of a variable (:func:`.profiles.lower_along_profiles`; the lower point is the
-        best one now, and the next stages start from it). Not tried where the budget
-        cannot pay for the Hessian and the probes."""
+        of a variable (:func:`.profiles.lower_along_profiles`, with the Hessian ``H``
+        the Newton test measured at ``z``; the lower point is the best one now, and the
+        next stages start from it). Not tried where the budget cannot pay for the
+        probes."""
         probed = self._probed_variables()
-        cost = hessian_cost(self.p, self.n) + profile_probe_cost(self.n, probed.size)
-        if self.guard.nfev + cost > self.inp.maxfev:
-            return None
-        H = finite_difference_hessian(self.p, z, f)
-        if H is None or not np.all(np.isfinite(H)):
+        if H is None or self.guard.nfev + profile_probe_cost(self.n, probed.size) \
+                > self.inp.maxfev:
             return None
         found = lower_along_profiles(self.p, z, f, H, probed, tol)
         if found is None:
@@ -1050,7 +1054,7 @@ class _Run:
         started at ones on data of 1e8 passed at its start, f = 1e18, and its
         finite-difference Hessian, rounding there, passed the Newton test); else None.
         """
-        slope = float(np.max(np.abs(g) * np.maximum(1.0, np.abs(z))))
+        slope = scaled_slope(z, g)
         if not (abs(f) > 1.0 and slope > self.opts["gtol"]):
             return None
         found = lower_decades_away(self.p.value, z, f, np.maximum(1.0, np.abs(z)),

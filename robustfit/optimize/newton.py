@@ -27,7 +27,8 @@ import numpy as np
 from .problem import FORWARD_STEP, SHRUNK, ScaledProblem
 
 __all__ = ["newton_decrement_test", "NewtonCheck", "finite_difference_hessian",
-           "hessian_cost", "HESSIAN_STEP", "newton_move", "valley_floor_point"]
+           "hessian_cost", "HESSIAN_STEP", "newton_move", "valley_floor_point",
+           "refine_steps"]
 
 HESSIAN_STEP = np.finfo(float).eps ** 0.25  # second differences: rounding ~ eps / h**2
 # largest dimension for which the test is tried: it costs 2 n**2 + 2 evaluations with
@@ -46,11 +47,22 @@ class _BadStep(Exception):
 
 class NewtonCheck(NamedTuple):
     """Outcome: ``passed``; ``measure`` (``δ / |f|``, inf without a positive
-    definite Hessian); ``improved`` (f at the Newton point was lower than at ``z``)."""
+    definite Hessian); ``improved`` (f at the Newton point was lower than at ``z``);
+    ``hessian``: the coordinate Hessian measured at ``z`` over the tested variables
+    (set by :func:`newton_decrement_test`, for later probes to reuse)."""
 
     passed: bool
     measure: float
     improved: bool
+    hessian: np.ndarray | None = None
+
+
+def refine_steps(change: float, curvatures: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Steps along directions of the given ``curvatures`` that change ``f`` by about
+    ``REFINE_CHANGE * change`` (``change`` is ``|f|`` or a floor of it), none longer
+    than ``max(1, |z|)``."""
+    return np.minimum(np.sqrt(REFINE_CHANGE * change / curvatures),
+                      max(1.0, float(np.max(np.abs(z)))))
 
 
 def finite_difference_hessian(p: ScaledProblem, z: np.ndarray, f: float,
@@ -185,7 +197,15 @@ def newton_decrement_test(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarr
     H = finite_difference_hessian(p, z, f, g, coords)
     if H is None or not np.all(np.isfinite(H)):
         return None
-    g = g[coords]
+    check = _decrement_check(p, z, f, g[coords], gtol, coords, H)
+    return None if check is None else check._replace(hessian=H)
+
+
+def _decrement_check(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarray,
+                     gtol: float, coords: np.ndarray, H: np.ndarray) -> NewtonCheck | None:
+    """:func:`newton_decrement_test` once the Hessian ``H`` over ``coords`` is measured
+    (``g`` the gradient over them)."""
+    n = coords.size
     basis = np.eye(z.size)[:, coords]  # the free variables
     tol = 0.1 * gtol * abs(f)
     try:
@@ -213,8 +233,7 @@ def newton_decrement_test(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarr
             g_fine = p.extrapolated_gradient(z, f)
             if g_fine is not None and np.all(np.isfinite(g_fine)):
                 g = g_fine[coords]
-        steps = np.sqrt(REFINE_CHANGE * abs(f) / np.maximum(np.abs(vals), 1e-300))
-        steps = np.minimum(steps, max(1.0, float(np.max(np.abs(z)))))
+        steps = refine_steps(abs(f), np.maximum(np.abs(vals), 1e-300), z)
         directions = basis @ vecs
         reach = np.abs(directions) @ steps  # how far the stencil's corners go, per variable
         out = (_second_differences(p, z, f, directions, steps) if _inside(p, z, reach)
@@ -361,7 +380,7 @@ def _lower_along_flat_valley(p: ScaledProblem, z: np.ndarray, f: float, H: np.nd
     # the slopes along the other eigenvectors by central differences, each with a step
     # that changes f by about REFINE_CHANGE |f| (coordinate differences mix the stiff
     # curvature's truncation error into the soft directions' slopes)
-    steps = np.minimum(np.sqrt(REFINE_CHANGE * abs(f) / curvatures), size)
+    steps = refine_steps(abs(f), curvatures, z)
     for t in _VALLEY_PROBES:
         for sign in (1.0, -1.0):
             zt = z + sign * t * size * flat

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .newton import REFINE_CHANGE, valley_floor_point
+from .newton import refine_steps, valley_floor_point
 from .problem import ScaledProblem
 
 __all__ = ["lower_along_profiles", "profile_probe_cost", "PROFILE_MOVE"]
@@ -71,12 +71,11 @@ def lower_along_profiles(p: ScaledProblem, z: np.ndarray, f: float, H: np.ndarra
     if not (np.isfinite(f) and f != 0):
         return None  # (the re-minimising steps are scaled by |f|)
     n = z.size
-    size = max(1.0, float(np.max(np.abs(z))))
     for i in variables:
         others = np.array([j for j in range(n) if j != i], dtype=int)
         tangent = np.zeros(n)
         tangent[i] = 1.0
-        rest = curvatures = None
+        rest = curvatures = steps = None
         if others.size:
             block = H[np.ix_(others, others)]
             try:
@@ -88,6 +87,9 @@ def lower_along_profiles(p: ScaledProblem, z: np.ndarray, f: float, H: np.ndarra
                 continue
             tangent[others] = -follow
             rest = np.eye(n)[:, others] @ vecs
+            # the slopes along the others' eigenvectors with steps that change f by
+            # about REFINE_CHANGE |f| (coordinate steps mix in the stiff curvature)
+            steps = refine_steps(abs(f), curvatures, z)
         move = PROFILE_MOVE * (abs(float(z[i])) or float(p.typical[i]))
         for sign in (1.0, -1.0):
             zt = z + sign * move * tangent
@@ -96,9 +98,6 @@ def lower_along_profiles(p: ScaledProblem, z: np.ndarray, f: float, H: np.ndarra
             if rest is None:
                 ft = p.value(zt)
             else:
-                # the slopes along the others' eigenvectors with steps that change f by
-                # about REFINE_CHANGE |f| (coordinate steps mix in the stiff curvature)
-                steps = np.minimum(np.sqrt(REFINE_CHANGE * abs(f) / curvatures), size)
                 _, ft = valley_floor_point(p, zt, rest, curvatures, steps, _NEWTON_STEPS)
             if np.isfinite(ft) and ft < f - tol:
                 return int(i)

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-__all__ = ["min_norm_convex_combination", "relative_stationarity", "bundle_stationarity",
-           "gradients_near", "Verdict"]
+__all__ = ["min_norm_convex_combination", "relative_stationarity", "scaled_slope",
+           "bundle_stationarity", "gradients_near", "Verdict"]
 
 # earlier gradients count in the non-smooth certificate only within this distance of
 # the point (relative to its size), and with a linearisation error there below
@@ -37,9 +37,15 @@ class Verdict:
     test: str
 
 
+def scaled_slope(z: np.ndarray, g: np.ndarray) -> float:
+    """``max_i |g_i| max(1, |z_i|)``: the change of ``f``, to first order, when a
+    variable moves by its size (at least 1)."""
+    return float(np.max(np.abs(g) * np.maximum(1.0, np.abs(z))))
+
+
 def relative_stationarity(z: np.ndarray, f: float, g: np.ndarray) -> float:
     """``max_i |g_i| max(1, |z_i|) / max(1, |f|)``: a scale-free gradient size."""
-    return float(np.max(np.abs(g) * np.maximum(1.0, np.abs(z))) / max(1.0, abs(f)))
+    return scaled_slope(z, g) / max(1.0, abs(f))
 
 
 def gradients_near(items: list, z: np.ndarray, f: float) -> list:

@@ -45,8 +45,8 @@ import numpy as np
 from .newton import (
     ILL_CONDITIONED,
     MAX_DIMENSION,
-    REFINE_CHANGE,
     finite_difference_hessian,
+    refine_steps,
     valley_floor_point,
 )
 from .problem import ScaledProblem
@@ -229,9 +229,8 @@ def _valley_step(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarray,
     slope = float(g @ flat)
     model = abs(slope) / vals[0] if vals[0] > 0 else 0.0
     t = -math.copysign(max(model, VALLEY_REACH * radius), slope)
-    size = max(1.0, float(np.max(np.abs(z))))
     # slopes along the stiff directions with steps that change f by ~REFINE_CHANGE |f|
-    steps = np.minimum(np.sqrt(REFINE_CHANGE * max(abs(f), EPS) / curvatures), size)
+    steps = refine_steps(max(abs(f), EPS), curvatures, z)
 
     def floor_at(t: float) -> tuple[np.ndarray, float]:
         return valley_floor_point(p, z + t * flat, rest, curvatures, steps)
