@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import warnings
@@ -112,13 +113,11 @@ def per_sample_grad_sq(
     {'b': 'bias', 'w': 'dense'}
     """
     check_choice(reduction, "reduction", REDUCTIONS)
-    stat = "squares" if reduction == "none" else "sum"
+    stat = {"none": "squares", "sum": "sum", "mean": "mean"}[reduction]
     value, unflatten, info = _run(
         loss, params, batch, stat, backend, chunk_size, nan_policy, grad_fn, fast_path,
         memory_budget,
     )
-    if reduction == "mean":
-        value = [v / info.n_used for v in value]
     result = unflatten(value)
     return (result, info) if return_info else result
 
@@ -172,11 +171,13 @@ def _run(
     _check_callable(loss, grad_fn)
     chunk_size = _check_positive_int(chunk_size, "chunk_size")
     memory_budget = _check_positive_int(memory_budget, "memory_budget")
-    n = _batch_size(batch)
-    _check_params(params)
-    backend = _resolve_backend(backend, loss, params, batch, grad_fn)
+    param_leaves, batch_leaves = _leaves(params), _leaves(batch)
+    n = _batch_size(batch_leaves)
+    _check_params(param_leaves)
+    backend = _resolve_backend(backend, loss, param_leaves + batch_leaves, grad_fn)
     mask = nan_policy != "propagate"
-    if backend == "jax" and grad_fn is None:
+    compiled = backend == "jax" and grad_fn is None  # divides a "mean" itself
+    if compiled:
         from .jax_backend import jax_statistics
 
         value, finite, unflatten, route = jax_statistics(
@@ -191,8 +192,8 @@ def _run(
         if xp is None:
             xp = array_namespace(*_tree.flatten(params)[0])
         value, finite, unflatten = array_statistics(
-            loss, params, batch, n=n, stat=stat, chunk_size=chunk_size,
-            mask_nonfinite=mask, xp=xp, grad_fn=grad_fn,
+            loss, params, batch, n=n, stat="sum" if stat == "mean" else stat,
+            chunk_size=chunk_size, mask_nonfinite=mask, xp=xp, grad_fn=grad_fn,
         )
         kind = "grad_fn" if grad_fn is not None else "spec"
         paths = unflatten([kind] * len(_tree.flatten(params)[0]))
@@ -200,8 +201,10 @@ def _run(
     bad = np.flatnonzero(~finite)
     info = GradSqInfo(backend, paths, chunk, n, n, nonfinite=bad)
     info = _apply_nan_policy(info, nan_policy)
-    if nan_policy == "omit" and len(info.omitted) and stat != "sum":
+    if nan_policy == "omit" and len(info.omitted) and stat in ("squares", "norms"):
         value = _drop_rows(value, info.omitted, n)
+    if stat == "mean" and not compiled:
+        value = [v / info.n_used for v in value]
     return value, unflatten, info
 
 
@@ -254,8 +257,7 @@ def _check_positive_int(value: Any, name: str) -> int | None:
     return int(value)
 
 
-def _batch_size(batch: Any) -> int:
-    leaves = _leaves(batch)
+def _batch_size(leaves: list) -> int:
     if not leaves:
         raise InvalidInputError("batch holds no arrays; pass e.g. (X, y) with X.shape[0] == n.")
     sizes = []
@@ -279,36 +281,44 @@ def _batch_size(batch: Any) -> int:
     return sizes[0]
 
 
-def _check_params(params: Any) -> None:
-    leaves = _leaves(params)
+def _check_params(leaves: list) -> None:
     if not leaves:
         raise InvalidInputError("params holds no arrays; pass a pytree of float arrays.")
     for i, leaf in enumerate(leaves):
-        dtype = getattr(leaf, "dtype", np.asarray(leaf).dtype)
-        if "float" not in str(dtype):
+        dtype = getattr(leaf, "dtype", None) or np.asarray(leaf).dtype
+        if not _is_float(dtype):
             raise InvalidInputError(
                 f"params leaf {i} has dtype {dtype}; gradients need floating-point "
                 "parameters (convert with .astype(float))."
             )
 
 
+@functools.cache
+def _is_float(dtype: Any) -> bool:
+    return "float" in str(dtype)  # bfloat16 and float8 types too, unlike np.floating
+
+
+@functools.cache
+def _installed(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
 def _leaves(tree: Any) -> list:
-    if importlib.util.find_spec("jax") is not None:
+    if _installed("jax"):
         import jax
 
         return jax.tree_util.tree_leaves(tree)
     return _tree.flatten(tree)[0]
 
 
-def _resolve_backend(backend: str, loss: Any, params: Any, batch: Any, grad_fn: Any) -> str:
-    arrays = _leaves(params) + _leaves(batch)
+def _resolve_backend(backend: str, loss: Any, arrays: list, grad_fn: Any) -> str:
     closed_form = isinstance(loss, DenseModel) or grad_fn is not None
     if backend == "auto":
         if array_namespace(*arrays).__name__ == "cupy":
             backend = "cupy"
         elif grad_fn is not None:
             backend = "numpy" if array_namespace(*arrays) is np else "jax"
-        elif importlib.util.find_spec("jax") is not None:
+        elif _installed("jax"):
             backend = "jax"
         elif closed_form:
             backend = "numpy"
@@ -319,7 +329,7 @@ def _resolve_backend(backend: str, loss: Any, params: Any, batch: Any, grad_fn: 
                 "or grad_fn=."
             )
     module = {"jax": "jax", "cupy": "cupy"}.get(backend)
-    if module and importlib.util.find_spec(module) is None:
+    if module and not _installed(module):
         extra = "jax" if module == "jax" else "cupy"
         raise BackendUnavailableError(
             f"backend={backend!r} needs {module}, which is not installed: "

@@ -57,9 +57,14 @@ def choose_chunk_size(
     return math.ceil(n / math.ceil(n / largest))
 
 
-def _signature(tree: Any) -> tuple:
+def _signature(leaves: list, treedef: Any) -> tuple:
+    return (treedef, tuple((x.shape, x.dtype) for x in leaves))
+
+
+def _as_jax(tree: Any) -> tuple[list, Any]:
+    """Leaves of ``tree`` as JAX arrays (converted only where they are not yet), treedef."""
     leaves, treedef = jax.tree_util.tree_flatten(tree)
-    return (treedef, tuple((tuple(x.shape), str(x.dtype)) for x in leaves))
+    return [x if isinstance(x, jax.Array) else jnp.asarray(x) for x in leaves], treedef
 
 
 def _check_scalar_loss(loss: Any, params: Any, sample: Any) -> None:
@@ -132,15 +137,15 @@ def _signals_fn(loss: Any, route: Route, treedef: Any, batch_treedef: Any) -> Ca
 
 
 def _compile(
-    loss: Any, route: Route, params: Any, batch: Any, n: int, stat: str, mask: bool,
-    check: bool,
+    loss: Any, route: Route, leaves: list, treedef: Any, batch_leaves: list,
+    batch_treedef: Any, n: int, stat: str, mask: bool, check: bool,
 ) -> Callable:
-    leaves, treedef = jax.tree_util.tree_flatten(params)
-    batch_treedef = jax.tree_util.tree_structure(batch)
     dtypes = [accumulation_dtype(x.dtype, jnp) for x in leaves]
     signals_of = _signals_fn(loss, route, treedef, batch_treedef)
     chunk = route.chunk_size
     n_chunks = math.ceil(n / chunk)
+    mean = stat == "mean"
+    stat = "sum" if mean else stat
 
     def reduce_chunk(leaves: list, chunk_leaves: list, valid: Any) -> tuple:
         losses, signals = signals_of(leaves, chunk_leaves)
@@ -151,6 +156,9 @@ def _compile(
 
     def run(leaves: list, batch_leaves: list) -> tuple:
         value, finite = reduce_all(leaves, batch_leaves)
+        if mean:  # over the samples that entered the sums
+            used = jnp.sum(finite) if mask else n
+            value = [v / jnp.asarray(used, v.dtype) for v in value]
         finite_leaves = [jnp.all(jnp.isfinite(v)) for v in jax.tree_util.tree_leaves(value)]
         return value, finite, jnp.all(jnp.stack(finite_leaves))
 
@@ -187,14 +195,15 @@ def jax_statistics(
 ) -> tuple[Any, np.ndarray, Callable, Route]:
     """Statistic ``stat`` over the batch on JAX; return ``(value, finite, unflatten, route)``.
 
-    ``value`` is a list of leaves for "sum"/"squares" and a (batch,) array for "norms".
+    ``value`` is a list of leaves for "sum", "mean" (the sums over the samples used) and
+    "squares", and a (batch,) array for "norms".
     """
-    params = jax.tree_util.tree_map(jnp.asarray, params)
-    batch = jax.tree_util.tree_map(jnp.asarray, batch)
-    leaves, treedef = jax.tree_util.tree_flatten(params)
+    leaves, treedef = _as_jax(params)
+    batch_leaves, batch_treedef = _as_jax(batch)
     key = (
-        loss, _signature(params), _signature(batch), stat, chunk_size, mask_nonfinite,
-        memory_budget, fast_path, bool(jax.config.jax_enable_x64),
+        loss, _signature(leaves, treedef), _signature(batch_leaves, batch_treedef), stat,
+        chunk_size, mask_nonfinite, memory_budget, fast_path,
+        bool(jax.config.jax_enable_x64), jax.config.jax_default_matmul_precision,
     )
     try:
         hash(key)
@@ -202,6 +211,8 @@ def jax_statistics(
         key = None
     entry = _CACHE.get(key) if key is not None else None
     if entry is None:
+        params = jax.tree_util.tree_unflatten(treedef, leaves)
+        batch = jax.tree_util.tree_unflatten(batch_treedef, batch_leaves)
         route = plan_route(loss, params, batch, n, chunk_size, memory_budget, fast_path)
         entry = {"route": route}
         if key is not None:
@@ -211,13 +222,16 @@ def jax_statistics(
     else:
         _CACHE.move_to_end(key)
     route = entry["route"]
-    batch_leaves = jax.tree_util.tree_leaves(batch)
     # First without inspecting every materialised gradient; rerun with the check only
     # when the result is not finite (see robustfit.grad.statistics).
     for check in (False, True):
         if check not in entry:
-            entry[check] = _compile(loss, route, params, batch, n, stat, mask_nonfinite, check)
+            entry[check] = _compile(
+                loss, route, leaves, treedef, batch_leaves, batch_treedef, n, stat,
+                mask_nonfinite, check,
+            )
         value, finite, ok = entry[check](leaves, batch_leaves)
+        finite, ok = jax.device_get((finite, ok))  # one wait for the device
         if ok:
             break
     unflatten = lambda ls: jax.tree_util.tree_unflatten(treedef, ls)  # noqa: E731

@@ -130,9 +130,11 @@ def test_bad_batches_are_named():
 def test_missing_backend_is_backend_unavailable(monkeypatch):
     import importlib.util
 
-    real = importlib.util.find_spec
+    from robustfit.grad import api
+
     monkeypatch.setattr(
-        importlib.util, "find_spec", lambda name, *a: None if name == "cupy" else real(name, *a)
+        api, "_installed",
+        lambda name: name != "cupy" and importlib.util.find_spec(name) is not None,
     )
     params, batch = _nan_batch()
     with pytest.raises(BackendUnavailableError, match=r"needs cupy.*pip install") as err:
