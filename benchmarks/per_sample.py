@@ -239,13 +239,15 @@ def run_child(spec: dict, timeout: float) -> dict:
     cmd = [sys.executable, __file__, "--child", json.dumps(spec)]
     # Without preallocation JAX's allocator peak is what the method itself needed.
     env = {**os.environ, "PYTHONPATH": str(ROOT), "XLA_PYTHON_CLIENT_PREALLOCATE": "false"}
+    t0 = time.perf_counter()
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return {**spec, "skipped": f"timed out after {timeout:.0f} s"}
     if proc.returncode:
         return {**spec, "skipped": f"failed: {proc.stderr.strip().splitlines()[-1:]}"}
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return {**json.loads(proc.stdout.strip().splitlines()[-1]),
+            "process_s": time.perf_counter() - t0}
 
 
 def grid(args: argparse.Namespace) -> list[dict]:

@@ -176,8 +176,7 @@ def _run(
     _check_params(param_leaves)
     backend = _resolve_backend(backend, loss, param_leaves + batch_leaves, grad_fn)
     mask = nan_policy != "propagate"
-    compiled = backend == "jax" and grad_fn is None  # divides a "mean" itself
-    if compiled:
+    if backend == "jax" and grad_fn is None:
         from .jax_backend import jax_statistics
 
         value, finite, unflatten, route = jax_statistics(
@@ -192,8 +191,8 @@ def _run(
         if xp is None:
             xp = array_namespace(*_tree.flatten(params)[0])
         value, finite, unflatten = array_statistics(
-            loss, params, batch, n=n, stat="sum" if stat == "mean" else stat,
-            chunk_size=chunk_size, mask_nonfinite=mask, xp=xp, grad_fn=grad_fn,
+            loss, params, batch, n=n, stat=stat, chunk_size=chunk_size,
+            mask_nonfinite=mask, xp=xp, grad_fn=grad_fn,
         )
         kind = "grad_fn" if grad_fn is not None else "spec"
         paths = unflatten([kind] * len(_tree.flatten(params)[0]))
@@ -203,8 +202,6 @@ def _run(
     info = _apply_nan_policy(info, nan_policy)
     if nan_policy == "omit" and len(info.omitted) and stat in ("squares", "norms"):
         value = _drop_rows(value, info.omitted, n)
-    if stat == "mean" and not compiled:
-        value = [v / info.n_used for v in value]
     return value, unflatten, info
 
 

@@ -64,13 +64,16 @@ def array_statistics(
 ) -> tuple[Any, np.ndarray, Callable]:
     """Statistic ``stat`` over the batch; return ``(value, finite, unflatten)``.
 
-    ``value`` is a list of leaves for "sum"/"squares" (rebuild with ``unflatten``) and a
-    (batch,) array of squared norms for "norms"; ``finite`` is a NumPy boolean array.
+    ``value`` is a list of leaves for "sum", "mean" (over the samples used) and
+    "squares" (rebuild with ``unflatten``) and a (batch,) array of squared norms for
+    "norms"; ``finite`` is a NumPy boolean array.
     """
     param_leaves, unflatten = _tree.flatten(params)
     batch_leaves, rebuild_batch = _tree.flatten(batch)
     dtypes = [accumulation_dtype(p.dtype, xp) for p in param_leaves]
     chunk = min(chunk_size or n, n)
+    mean = stat == "mean"
+    stat = "sum" if mean else stat
     parts, finite_parts = [], []
     quiet = np.errstate(all="ignore") if xp is np else contextlib.nullcontext()
     with quiet:  # non-finite samples are detected and handled below, by nan_policy
@@ -86,18 +89,22 @@ def array_statistics(
                 value, finite = chunk_statistics(
                     losses, signals, dtypes, stat=stat, valid=valid,
                     mask_nonfinite=mask_nonfinite, check_gradients=check, xp=xp,
+                    average=mean and chunk == n, eager=True,
                 )
-                if all_finite(value, xp):
+                if bool(all_finite(value, xp)):
                     break
             parts.append(value)
             finite_parts.append(finite)
+    finite = np.concatenate([_to_numpy(f) for f in finite_parts])
     if stat == "sum":
         value = [sum(leaf) for leaf in zip(*parts, strict=True)]
+        if mean and chunk < n:  # over the samples that entered the sums
+            used = int(finite.sum()) if mask_nonfinite else n
+            value = [v / used for v in value]
     elif stat == "squares":
         value = [xp.concatenate(leaf) for leaf in zip(*parts, strict=True)]
     else:
         value = xp.concatenate(parts)
-    finite = np.concatenate([_to_numpy(f) for f in finite_parts])
     return value, finite, unflatten
 
 

@@ -23,7 +23,7 @@ from . import jaxpr_dense
 from .array_backend import spec_signals
 from .signals import FullSignal
 from .specs import DenseModel
-from .statistics import accumulation_dtype, chunk_statistics
+from .statistics import accumulation_dtype, all_finite, chunk_statistics
 
 #: Default bytes the per-sample gradients of one chunk may occupy.
 DEFAULT_MEMORY_BUDGET = 256 * 2**20
@@ -147,24 +147,24 @@ def _compile(
     mean = stat == "mean"
     stat = "sum" if mean else stat
 
-    def reduce_chunk(leaves: list, chunk_leaves: list, valid: Any) -> tuple:
+    def reduce_chunk(leaves: list, chunk_leaves: list, valid: Any, average: bool = False):
         losses, signals = signals_of(leaves, chunk_leaves)
         return chunk_statistics(
             losses, signals, dtypes, stat=stat, valid=valid, mask_nonfinite=mask,
-            check_gradients=check, xp=jnp,
+            check_gradients=check, xp=jnp, average=average,
         )
 
     def run(leaves: list, batch_leaves: list) -> tuple:
-        value, finite = reduce_all(leaves, batch_leaves)
-        if mean:  # over the samples that entered the sums
-            used = jnp.sum(finite) if mask else n
-            value = [v / jnp.asarray(used, v.dtype) for v in value]
-        finite_leaves = [jnp.all(jnp.isfinite(v)) for v in jax.tree_util.tree_leaves(value)]
-        return value, finite, jnp.all(jnp.stack(finite_leaves))
+        if n_chunks == 1:  # a mean is divided inside the reductions
+            value, finite = reduce_chunk(leaves, batch_leaves, jnp.ones((n,), bool), mean)
+        else:
+            value, finite = reduce_all(leaves, batch_leaves)
+            if mean:  # over the samples that entered the sums
+                used = jnp.sum(finite) if mask else n
+                value = [v / jnp.asarray(used, v.dtype) for v in value]
+        return value, finite, all_finite(value, jnp)
 
     def reduce_all(leaves: list, batch_leaves: list) -> tuple:
-        if n_chunks == 1:
-            return reduce_chunk(leaves, batch_leaves, jnp.ones((n,), dtype=bool))
         pad = n_chunks * chunk - n
         # Pad by repeating sample 0, which the loss is known to accept; padding is masked.
         padded = [

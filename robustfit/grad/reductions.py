@@ -5,6 +5,8 @@ these never differentiate anything; see :mod:`robustfit.grad.signals` for the in
 Every reduction takes ``keep``, a (batch,) boolean array: samples with ``keep == False``
 contribute exactly zero, even when their values are NaN or infinite (``where``, never a
 multiplication by zero). Masking inside the reduction lets XLA fuse it with the squares.
+``keep=None`` keeps every sample without masking (no ``where`` pass, which on NumPy and
+CuPy is a separate operation).
 """
 
 from __future__ import annotations
@@ -23,12 +25,19 @@ def _rows(x: Any, xp: Any) -> Any:
 
 def _masked(x: Any, keep: Any, xp: Any) -> Any:
     """``x`` with the rows of dropped samples set to zero; ``x`` is (batch, ...)."""
+    if keep is None:
+        return x
     return xp.where(xp.reshape(keep, (-1,) + (1,) * (x.ndim - 1)), x, 0)
 
 
+def _widened(x: Any, dtype: Any) -> Any:
+    """``x`` in ``dtype``, without a copy when it already is."""
+    return x if x.dtype == dtype else x.astype(dtype)
+
+
 def _dense_parts(signal: DenseSignal, keep: Any, xp: Any, dtype: Any) -> tuple[Any, Any]:
-    a = _masked(_rows(signal.inputs, xp), keep, xp).astype(dtype)
-    d = _masked(_rows(signal.deltas, xp), keep, xp).astype(dtype)
+    a = _widened(_masked(_rows(signal.inputs, xp), keep, xp), dtype)
+    d = _widened(_masked(_rows(signal.deltas, xp), keep, xp), dtype)
     return a, d
 
 
@@ -40,18 +49,23 @@ def finite_rows(signal: Signal, xp: Any) -> Any:
     return xp.all(xp.isfinite(_rows(signal.grads, xp)), axis=1)
 
 
-def sum_of_squares(signal: Signal, keep: Any, xp: Any, dtype: Any) -> Any:
-    """``sum_i g_i**2`` over kept samples, leaf-shaped, accumulated in ``dtype``.
+def sum_of_squares(
+    signal: Signal, keep: Any, xp: Any, dtype: Any, scale: Any = None
+) -> Any:
+    """``scale * sum_i g_i**2`` over kept samples, leaf-shaped, accumulated in ``dtype``.
 
     For a dense weight this is ``(A**2).T @ (Delta**2)`` -- one matrix product, no
-    per-sample gradient is formed.
+    per-sample gradient is formed. ``scale`` (a 0-d array, e.g. ``1 / n``) multiplies
+    the squares before they are summed, where a compiler fuses it with the squaring.
     """
     if isinstance(signal, DenseSignal):
         a, d = _dense_parts(signal, keep, xp, dtype)
-        out = (a * a).T @ (d * d)
+        d2 = d * d if scale is None else d * d * scale
+        out = (a * a).T @ d2
         return xp.reshape(out.T if signal.transposed else out, signal.shape)
-    g = signal.grads.astype(dtype)
-    return xp.sum(_masked(g * g, keep, xp), axis=0)
+    g = _widened(signal.grads, dtype)
+    g2 = g * g if scale is None else g * g * scale
+    return xp.sum(_masked(g2, keep, xp), axis=0)
 
 
 def squared_norms(signal: Signal, keep: Any, xp: Any, dtype: Any) -> Any:
@@ -62,7 +76,7 @@ def squared_norms(signal: Signal, keep: Any, xp: Any, dtype: Any) -> Any:
     if isinstance(signal, DenseSignal):
         a, d = _dense_parts(signal, keep, xp, dtype)
         return xp.sum(a * a, axis=1) * xp.sum(d * d, axis=1)
-    g = _rows(signal.grads, xp).astype(dtype)
+    g = _widened(_rows(signal.grads, xp), dtype)
     return _masked(xp.sum(g * g, axis=1), keep, xp)
 
 
@@ -74,5 +88,5 @@ def squares(signal: Signal, keep: Any, xp: Any, dtype: Any) -> Any:
         if signal.transposed:
             outer = xp.swapaxes(outer, 1, 2)
         return xp.reshape(outer, (a.shape[0], *signal.shape))
-    g = signal.grads.astype(dtype)
+    g = _widened(signal.grads, dtype)
     return _masked(g * g, keep, xp)

@@ -5,10 +5,13 @@ and, unless ``nan_policy='propagate'``, non-finite samples) and reduce with
 :mod:`robustfit.grad.reductions`. Array-generic: the JAX backend calls it inside a jitted
 scan, the NumPy/CuPy backend in a Python loop.
 
-Checking every materialised per-sample gradient for NaN costs a second pass over
-``chunk x params`` values, so the backends first run with ``check_gradients=False``
-(samples are screened by their loss and by the cheap dense signals) and rerun with the
-full check only when the result is not finite -- the rare case that needs it.
+Checking every per-sample gradient for NaN costs passes over the signals (on a GPU, a
+kernel or two per leaf), so the backends first run with ``check_gradients=False``, which
+screens samples by their loss alone, and rerun with the full check only when the result
+is not finite -- the rare case that needs it. The first pass misses nothing: every
+statistic here is built from squares, and a NaN or inf entry in one sample's gradient
+makes its square, and every sum or product of squares it enters, NaN or inf (``inf * 0``
+is NaN), so it reaches the result.
 """
 
 from __future__ import annotations
@@ -16,7 +19,6 @@ from __future__ import annotations
 from typing import Any
 
 from . import reductions
-from .signals import FullSignal
 
 #: "sum": sums of squares per leaf; "norms": per-sample squared L2 norms over all leaves;
 #: "squares": per-sample squares per leaf.
@@ -38,26 +40,36 @@ def chunk_statistics(
     mask_nonfinite: bool,
     check_gradients: bool,
     xp: Any,
+    average: bool = False,
+    eager: bool = False,
 ) -> tuple[Any, Any]:
     """Reduce one chunk; return ``(statistic, finite)``.
 
     ``finite`` is a (chunk,) boolean array, False for real samples found to have a
-    non-finite loss or gradient (padding rows count as finite). Materialised gradients
-    (:class:`FullSignal`) are inspected only when ``check_gradients``. Samples with
-    ``valid == False`` (padding) never contribute; non-finite samples are dropped when
-    ``mask_nonfinite`` and propagate otherwise.
+    non-finite loss or, when ``check_gradients``, gradient (padding rows count as
+    finite). Samples with ``valid == False`` (padding) never contribute; non-finite
+    samples are dropped when ``mask_nonfinite`` and propagate otherwise. ``average``
+    (``stat="sum"`` only) divides the sums by the number of samples kept, inside the
+    reductions. ``eager`` (NumPy, CuPy: never under a JAX trace) skips the masking when
+    every sample is kept, at the cost of one wait for the device.
     """
     finite = xp.ones(valid.shape, dtype=bool)
     if losses is not None:
         finite = finite & xp.isfinite(losses)
-    for s in signals:
-        if check_gradients or not isinstance(s, FullSignal):
+    if check_gradients:
+        for s in signals:
             finite = finite & reductions.finite_rows(s, xp)
     finite = finite | ~valid
     keep = valid & finite if mask_nonfinite else valid
+    used = xp.sum(keep)
+    if eager and int(used) == keep.shape[0]:
+        keep = None
     pairs = list(zip(signals, dtypes, strict=True))
     if stat == "sum":
-        out: Any = [reductions.sum_of_squares(s, keep, xp, d) for s, d in pairs]
+        scale = [1 / used.astype(d) if average else None for d in dtypes]
+        out: Any = [
+            reductions.sum_of_squares(s, keep, xp, d, c) for (s, d), c in zip(pairs, scale)
+        ]
     elif stat == "squares":
         out = [reductions.squares(s, keep, xp, d) for s, d in pairs]
     else:
@@ -66,7 +78,11 @@ def chunk_statistics(
     return out, finite
 
 
-def all_finite(value: Any, xp: Any) -> bool:
-    """Whether a statistic (list of leaves or one array) holds only finite numbers."""
+def all_finite(value: Any, xp: Any) -> Any:
+    """Whether a statistic (list of leaves or one array) holds only finite numbers.
+
+    A 0-d boolean array of ``xp``, so that several checks cost the caller one wait for
+    the device.
+    """
     leaves = value if isinstance(value, list) else [value]
-    return all(bool(xp.all(xp.isfinite(v))) for v in leaves)
+    return xp.all(xp.stack([xp.all(xp.isfinite(v)) for v in leaves]))

@@ -167,6 +167,10 @@ def test_compiled_once_per_shape():
     assert len(jax_backend._CACHE) == 1
     per_sample_grad_sq(case.loss, params2, (batch2[0][:7], batch2[1][:7]), chunk_size=5)
     assert len(jax_backend._CACHE) == 2
+    # matrix-product precision changes the compiled code (TF32 or not on GPUs)
+    with jax.default_matmul_precision("highest"):
+        per_sample_grad_sq(case.loss, params2, batch2, chunk_size=5)
+    assert len(jax_backend._CACHE) == 3
 
 
 def test_chunk_size_follows_memory_budget():
