@@ -66,9 +66,9 @@ def chunk_statistics(
         keep = None
     pairs = list(zip(signals, dtypes, strict=True))
     if stat == "sum":
-        scale = [1 / used.astype(d) if average else None for d in dtypes]
         out: Any = [
-            reductions.sum_of_squares(s, keep, xp, d, c) for (s, d), c in zip(pairs, scale)
+            reductions.sum_of_squares(s, keep, xp, d, 1 / used.astype(d) if average else None)
+            for s, d in pairs
         ]
     elif stat == "squares":
         out = [reductions.squares(s, keep, xp, d) for s, d in pairs]
