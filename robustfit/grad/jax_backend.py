@@ -162,7 +162,8 @@ def _compile(
             if mean:  # over the samples that entered the sums
                 used = jnp.sum(finite) if mask else n
                 value = [v / jnp.asarray(used, v.dtype) for v in value]
-        return value, finite, all_finite(value, jnp)
+        # one array, so that the host waits for one transfer: the mask, then the flag
+        return value, jnp.concatenate([finite, all_finite(value, jnp)[None]])
 
     def reduce_all(leaves: list, batch_leaves: list) -> tuple:
         pad = n_chunks * chunk - n
@@ -230,9 +231,9 @@ def jax_statistics(
                 loss, route, leaves, treedef, batch_leaves, batch_treedef, n, stat,
                 mask_nonfinite, check,
             )
-        value, finite, ok = entry[check](leaves, batch_leaves)
-        finite, ok = jax.device_get((finite, ok))  # one wait for the device
-        if ok:
+        value, status = entry[check](leaves, batch_leaves)
+        status = np.asarray(status)  # the one wait for the device
+        if status[-1]:
             break
     unflatten = lambda ls: jax.tree_util.tree_unflatten(treedef, ls)  # noqa: E731
-    return value, np.asarray(finite), unflatten, route
+    return value, status[:-1], unflatten, route
