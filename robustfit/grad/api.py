@@ -116,7 +116,7 @@ def per_sample_grad_sq(
     stat = {"none": "squares", "sum": "sum", "mean": "mean"}[reduction]
     value, unflatten, info = _run(
         loss, params, batch, stat, backend, chunk_size, nan_policy, grad_fn, fast_path,
-        memory_budget,
+        memory_budget, return_info,
     )
     result = unflatten(value)
     return (result, info) if return_info else result
@@ -154,7 +154,7 @@ def per_sample_grad_norms(
     """
     value, _, info = _run(
         loss, params, batch, "norms", backend, chunk_size, nan_policy, grad_fn, fast_path,
-        memory_budget,
+        memory_budget, return_info,
     )
     xp = array_namespace(value)
     norms = xp.sqrt(value)
@@ -163,9 +163,14 @@ def per_sample_grad_norms(
 
 def _run(
     loss: Any, params: Any, batch: Any, stat: str, backend: str, chunk_size: Any,
-    nan_policy: str, grad_fn: Any, fast_path: bool, memory_budget: Any,
+    nan_policy: str, grad_fn: Any, fast_path: bool, memory_budget: Any, return_info: bool,
 ) -> tuple[Any, Callable, GradSqInfo]:
-    """Validate, dispatch, apply ``nan_policy``; return (leaves or norms, unflatten, info)."""
+    """Validate, dispatch, apply ``nan_policy``; return (leaves or norms, unflatten, info).
+
+    With ``nan_policy="propagate"`` and no ``info`` asked for, nothing needs the sample
+    mask, so the JAX backend returns without waiting for the device (as ``jit(grad)``
+    does); ``info`` then lists no non-finite samples and is not returned.
+    """
     check_choice(backend, "backend", BACKENDS)
     check_choice(nan_policy, "nan_policy", NAN_POLICIES)
     _check_callable(loss, grad_fn)
@@ -182,6 +187,7 @@ def _run(
         value, finite, unflatten, route = jax_statistics(
             loss, params, batch, n=n, stat=stat, chunk_size=chunk_size,
             mask_nonfinite=mask, memory_budget=memory_budget, fast_path=fast_path,
+            wait=mask or return_info,
         )
         paths, chunk = unflatten(list(route.paths)), route.chunk_size
     else:
@@ -197,6 +203,8 @@ def _run(
         kind = "grad_fn" if grad_fn is not None else "spec"
         paths = unflatten([kind] * len(_tree.flatten(params)[0]))
         chunk = min(chunk_size or n, n)
+    if finite is None:  # not waited for: propagate, and no info asked for
+        return value, unflatten, GradSqInfo(backend, paths, chunk, n, n)
     bad = np.flatnonzero(~finite)
     info = GradSqInfo(backend, paths, chunk, n, n, nonfinite=bad)
     info = _apply_nan_policy(info, nan_policy)

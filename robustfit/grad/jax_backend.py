@@ -192,12 +192,14 @@ def _compile(
 
 def jax_statistics(
     loss: Any, params: Any, batch: Any, *, n: int, stat: str, chunk_size: int | None,
-    mask_nonfinite: bool, memory_budget: int | None, fast_path: bool,
-) -> tuple[Any, np.ndarray, Callable, Route]:
+    mask_nonfinite: bool, memory_budget: int | None, fast_path: bool, wait: bool = True,
+) -> tuple[Any, np.ndarray | None, Callable, Route]:
     """Statistic ``stat`` over the batch on JAX; return ``(value, finite, unflatten, route)``.
 
     ``value`` is a list of leaves for "sum", "mean" (the sums over the samples used) and
-    "squares", and a (batch,) array for "norms".
+    "squares", and a (batch,) array for "norms". ``wait=False`` (only without
+    ``mask_nonfinite``, where the first pass already gives the result) returns at once,
+    with ``finite=None``, leaving the device to finish.
     """
     leaves, treedef = _as_jax(params)
     batch_leaves, batch_treedef = _as_jax(batch)
@@ -223,17 +225,23 @@ def jax_statistics(
     else:
         _CACHE.move_to_end(key)
     route = entry["route"]
-    # First without inspecting every materialised gradient; rerun with the check only
-    # when the result is not finite (see robustfit.grad.statistics).
-    for check in (False, True):
+    unflatten = lambda ls: jax.tree_util.tree_unflatten(treedef, ls)  # noqa: E731
+
+    def compiled(check: bool) -> Callable:
         if check not in entry:
             entry[check] = _compile(
                 loss, route, leaves, treedef, batch_leaves, batch_treedef, n, stat,
                 mask_nonfinite, check,
             )
-        value, status = entry[check](leaves, batch_leaves)
+        return entry[check]
+
+    if not wait and not mask_nonfinite:
+        return compiled(False)(leaves, batch_leaves)[0], None, unflatten, route
+    # First without inspecting every materialised gradient; rerun with the check only
+    # when the result is not finite (see robustfit.grad.statistics).
+    for check in (False, True):
+        value, status = compiled(check)(leaves, batch_leaves)
         status = np.asarray(status)  # the one wait for the device
         if status[-1]:
             break
-    unflatten = lambda ls: jax.tree_util.tree_unflatten(treedef, ls)  # noqa: E731
     return value, status[:-1], unflatten, route

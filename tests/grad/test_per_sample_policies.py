@@ -73,6 +73,29 @@ def test_propagate_lets_nan_through_and_still_reports():
     assert list(np.flatnonzero(rows)) == [2, 7]
 
 
+@pytest.mark.parametrize("chunk_size", [None, 4])
+def test_propagate_without_info_returns_the_same_numbers(chunk_size):
+    """Without info the JAX backend does not wait for the sample mask; same result."""
+    params, batch = _nan_batch()
+    batch = (batch[0].copy(), batch[1])
+    batch[0][:, 1] = np.abs(batch[0][:, 1])  # all samples finite now
+    for b in (batch, _nan_batch()[1]):
+        for reduction in ("mean", "sum", "none"):
+            fast = per_sample_grad_sq(_log_loss, params, b, nan_policy="propagate",
+                                      reduction=reduction, chunk_size=chunk_size)
+            waited, _ = per_sample_grad_sq(_log_loss, params, b, nan_policy="propagate",
+                                           reduction=reduction, chunk_size=chunk_size,
+                                           return_info=True)
+            for k in ("w", "b"):
+                np.testing.assert_array_equal(np.asarray(fast[k]), np.asarray(waited[k]))
+        norms = per_sample_grad_norms(_log_loss, params, b, nan_policy="propagate")
+        np.testing.assert_array_equal(
+            np.asarray(norms),
+            np.asarray(per_sample_grad_norms(_log_loss, params, b, nan_policy="propagate",
+                                             return_info=True)[0]),
+        )
+
+
 def test_omit_with_every_sample_bad_raises():
     params, batch = _nan_batch(n=2, bad=(0, 1))
     with pytest.raises(NonFiniteGradientError, match="no sample is left"):
