@@ -313,6 +313,8 @@ def summarise(results: list[dict]) -> dict:
     """Ratios per (n_params, batch), e.g. auto / batched_grad and generic / vmap."""
     by = {}
     for r in results:
+        if "skipped" in r:  # kept in "results" with the reason, no row of its own
+            continue
         by.setdefault((r["n_params"], r["batch"]), {})[r["method"]] = r
     rows = []
     for (n_params, batch), m in sorted(by.items()):

@@ -71,6 +71,9 @@ def per_sample_grad_sq(
         :class:`~robustfit.NonFiniteGradientError` naming their indices (``.indices``);
         drop them (the mean is over the remaining samples; a
         :class:`~robustfit.RobustFitWarning` names them); or let NaN/inf through.
+        Naming samples makes every call wait for the device (a GPU's result comes back
+        to the host); ``"propagate"`` without ``return_info`` does not wait, as
+        ``jit(grad)`` does not.
     grad_fn : callable, optional
         ``grad_fn(params, batch) -> per-sample gradients``, a pytree shaped like
         ``params`` with a leading batch axis, e.g. your own vectorised CuPy gradient.
