@@ -241,6 +241,9 @@ def jax_statistics(
     # when the result is not finite (see robustfit.grad.statistics).
     for check in (False, True):
         value, status = compiled(check)(leaves, batch_leaves)
+        # ask for the copy now, so that the device sends the mask as soon as it is done
+        # instead of after telling the host it is done (one round trip, not two)
+        status.copy_to_host_async()
         status = np.asarray(status)  # the one wait for the device
         if status[-1]:
             break
