@@ -16,9 +16,15 @@ from ..errors import InsufficientDataError, OutOfSupportError, RobustFitError
 from .data import FitData, read_fit_data
 from .domain_ends import interior_values, shapes_on_domain_end
 from .edges import EDGE_GAP, UNBOUNDED_AT_EDGE, settle_on_edge
-from .guesses import Candidate, SampleSummary, fit_into_support, generate_candidates
+from .guesses import (
+    Candidate,
+    SampleSummary,
+    exact_candidate,
+    fit_into_support,
+    generate_candidates,
+)
 from .knots import knot_shapes, knots_on_observations
-from .likelihood import CensoredNLL, CompleteNLL, support, valid_shapes
+from .likelihood import CensoredNLL, CompleteNLL, plausible_ceiling, support, valid_shapes
 from .loc_profile import loc_profile_start
 from .moment_fit import moment_objective
 from .normalization import density_mass, mass_is_off
@@ -165,15 +171,19 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
     gap_floor = _gap_floor(fd, std)
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
+        # the sorted-spacing ceiling of the log-likelihood, once for both coordinates
+        # (spacings scale with the data: the user's is n log(spread) lower)
+        ceiling = None if fd.censored else plausible_ceiling(zd.uncensored)
         theta_z, nll_z, success, message, start, attempts = _fit_standardized(
-            spec, zd, fixed_z, rng, gap_floor)
+            spec, zd, fixed_z, rng, gap_floor, ceiling)
         theta = std.theta_from_z(theta_z)
         for i, v in spec.fixed.items():
             theta[i] = v  # exactly the user's values, not a round trip through z
         nll = std.nll_from_z(nll_z, fd.uncensored.size)
         if np.isfinite(nll) and not fd.censored and fd.n <= VERIFY_SIZE:
             # the likelihood the user will compute, in the user's coordinates
-            user_nll = CompleteNLL(spec.dist, np.sort(fd.uncensored))
+            user_nll = CompleteNLL(spec.dist, np.sort(fd.uncensored),
+                                   ceiling=ceiling - fd.uncensored.size * math.log(std.spread))
             nll = user_nll(theta)
             if not np.isfinite(nll):
                 theta, nll = _nudge_into_support(spec, theta, user_nll)
@@ -455,7 +465,8 @@ def _stratified(z: np.ndarray, size: int, rng) -> np.ndarray:
     return s[np.linspace(0, s.size - 1, size).round().astype(int)]
 
 
-def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor: float):
+def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor: float,
+                      ceiling: float | None = None):
     if absorbs_fixed_scale(spec.dist, fixed_z, spec.n_shapes):
         # loguniform with fscale: the shapes absorb any scale, so the fixed one constrains
         # nothing; held, it left the likelihood unbounded towards the support's lower end
@@ -471,6 +482,13 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     dist = spec.dist
     n_shapes = spec.n_shapes
     z_all = zd.finite_values()
+    if spec.method == "MLE" and not zd.censored:
+        exact = exact_candidate(dist, z_all, fixed_z)
+        nll = CompleteNLL(dist, zd.uncensored, ceiling=ceiling)(exact.theta) if exact else None
+        if exact is not None and np.isfinite(nll):  # no other start can do better
+            return exact.theta, nll, True, "closed-form MLE", exact.start, [
+                Attempt(exact.start, "exact", tuple(exact.theta), tuple(exact.theta), nll,
+                        True, "closed-form maximum-likelihood estimate", 1)]
     summary = SampleSummary.from_data(z_all)
     if zd.censored:
         full = CensoredNLL(dist, zd.uncensored, zd.left, zd.right, zd.lo, zd.hi)
@@ -478,7 +496,7 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
         score_nll = full
     else:
         z = zd.uncensored
-        full = CompleteNLL(dist, z)
+        full = CompleteNLL(dist, z, ceiling=ceiling)
         zs = _stratified(z, OPTIMIZE_SIZE, rng)
         opt_nll = full if zs is z else CompleteNLL(dist, zs)
         score_nll = CompleteNLL(dist, _stratified(zs, SCORE_SIZE, rng))

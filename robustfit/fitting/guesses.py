@@ -250,6 +250,23 @@ def fit_into_support(dist, theta, fixed: dict, summary: SampleSummary,
     return theta
 
 
+def exact_candidate(dist, z: np.ndarray, fixed: dict) -> Candidate | None:
+    """The closed-form MLE for this fixed set, as a candidate, or None where none exists.
+
+    Cheap and independent of every other guess: a maximum-likelihood fit tries it
+    before it summarises the data for the others.
+    """
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cf = closed_form_mle(dist, z, fixed)
+    if cf is None:
+        return None
+    theta = np.asarray(cf, dtype=float)
+    for i, v in fixed.items():
+        theta[i] = v
+    return Candidate("closed_form", theta, True) if np.all(np.isfinite(theta)) else None
+
+
 def generate_candidates(dist, fixed: dict, guesses: dict, summary: SampleSummary,
                         z: np.ndarray, n_shapes: int, gap_floor: float = 0.0
                         ) -> list[Candidate]:
@@ -270,9 +287,9 @@ def generate_candidates(dist, fixed: dict, guesses: dict, summary: SampleSummary
 
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        cf = closed_form_mle(dist, z, fixed)
-        if cf is not None:
-            add("closed_form", cf, exact=True)
+        exact = exact_candidate(dist, z, fixed)
+        if exact is not None:
+            out.append(exact)
         # scipy's generic _fitstart takes the moments of the standard distribution at
         # shapes 1.0: where those are integrated numerically, the moment candidates
         # below (shape grid led by 1.0, cheap moments) stand in for it

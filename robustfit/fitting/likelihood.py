@@ -131,7 +131,8 @@ class CompleteNLL:
     ``logpdf`` for distributions whose private method cannot take scalar shapes.
     """
 
-    def __init__(self, dist, z: np.ndarray, plausible: bool = True):
+    def __init__(self, dist, z: np.ndarray, plausible: bool = True,
+                 ceiling: float | None = None):
         self.dist = dist
         self._logpdf = accurate_logpdf(dist) or dist._logpdf
         self.z = z
@@ -143,10 +144,11 @@ class CompleteNLL:
         self._batch_ok = True  # rows of parameters in one _logpdf call (see many)
         self._batch_checked = False
         self.nfev = 0
-        # computed at the first value (see plausible_ceiling); inf: no check, for a
-        # likelihood asked once at known parameters (the sufficient-statistics path,
-        # whose 1e7 observations would otherwise be sorted for it)
-        self._ceiling = None if plausible else math.inf
+        # computed at the first value (see plausible_ceiling) unless the caller knows it
+        # for these data; inf: no check, for a likelihood asked once at known parameters
+        # (the sufficient-statistics path, whose 1e7 observations would otherwise be
+        # sorted for it)
+        self._ceiling = ceiling if plausible else math.inf
 
     def __call__(self, theta) -> float:
         # scalars as Python floats and math: this runs once per optimiser evaluation,
