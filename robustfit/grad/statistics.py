@@ -16,9 +16,11 @@ is NaN), so it reaches the result.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from . import reductions
+from .signals import DenseSignal
 
 #: "sum": sums of squares per leaf; "norms": per-sample squared L2 norms over all leaves;
 #: "squares": per-sample squares per leaf.
@@ -48,26 +50,36 @@ def chunk_statistics(
     ``finite`` is a (chunk,) boolean array, False for real samples found to have a
     non-finite loss or, when ``check_gradients``, gradient (padding rows count as
     finite). Samples with ``valid == False`` (padding) never contribute; non-finite
-    samples are dropped when ``mask_nonfinite`` and propagate otherwise. ``average``
+    samples are dropped when ``mask_nonfinite`` and propagate otherwise; ``valid=None``
+    means that every row is a real sample. ``average``
     (``stat="sum"`` only) divides the sums by the number of samples kept, inside the
     reductions. ``eager`` (NumPy, CuPy: never under a JAX trace) skips the masking when
     every sample is kept, at the cost of one wait for the device.
     """
-    finite = xp.ones(valid.shape, dtype=bool)
-    if losses is not None:
-        finite = finite & xp.isfinite(losses)
+    finite = xp.isfinite(losses) if losses is not None else None
     if check_gradients:
         for s in signals:
-            finite = finite & reductions.finite_rows(s, xp)
-    finite = finite | ~valid
-    keep = valid & finite if mask_nonfinite else valid
-    used = xp.sum(keep)
-    if eager and int(used) == keep.shape[0]:
-        keep = None
+            rows = reductions.finite_rows(s, xp)
+            finite = rows if finite is None else finite & rows
+    if valid is None:  # every row is a real sample
+        if finite is None:
+            finite = xp.ones((_chunk_length(signals),), dtype=bool)
+        keep = finite if mask_nonfinite else None
+    else:
+        finite = (xp.ones(valid.shape, dtype=bool) if finite is None else finite) | ~valid
+        keep = valid & finite if mask_nonfinite else valid
+    if eager:  # a Python int, and no mask where every sample is kept
+        used = int(xp.sum(keep)) if keep is not None else _chunk_length(signals)
+        if keep is not None and used == keep.shape[0]:
+            keep = None
+        scales = {d: 1 / used if used else math.nan for d in dtypes}  # nan: none left
+    else:
+        used = xp.sum(keep)
+        scales = {d: 1 / used.astype(d) for d in set(dtypes)} if average else {}
     pairs = list(zip(signals, dtypes, strict=True))
     if stat == "sum":
         out: Any = [
-            reductions.sum_of_squares(s, keep, xp, d, 1 / used.astype(d) if average else None)
+            reductions.sum_of_squares(s, keep, xp, d, scales[d] if average else None)
             for s, d in pairs
         ]
     elif stat == "squares":
@@ -76,6 +88,11 @@ def chunk_statistics(
         wide = xp.result_type(*dtypes)
         out = sum(reductions.squared_norms(s, keep, xp, wide) for s in signals)
     return out, finite
+
+
+def _chunk_length(signals: list) -> int:
+    s = signals[0]
+    return int((s.inputs if isinstance(s, DenseSignal) else s.grads).shape[0])
 
 
 def all_finite(value: Any, xp: Any) -> Any:
