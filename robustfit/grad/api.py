@@ -293,7 +293,9 @@ def _check_params(leaves: list) -> None:
     if not leaves:
         raise InvalidInputError("params holds no arrays; pass a pytree of float arrays.")
     for i, leaf in enumerate(leaves):
-        dtype = getattr(leaf, "dtype", None) or np.asarray(leaf).dtype
+        dtype = getattr(leaf, "dtype", None)
+        if dtype is None:
+            dtype = np.asarray(leaf).dtype
         if not _is_float(dtype):
             raise InvalidInputError(
                 f"params leaf {i} has dtype {dtype}; gradients need floating-point "
