@@ -27,7 +27,10 @@ def _masked(x: Any, keep: Any, xp: Any) -> Any:
     """``x`` with the rows of dropped samples set to zero; ``x`` is (batch, ...)."""
     if keep is None:
         return x
-    return xp.where(xp.reshape(keep, (-1,) + (1,) * (x.ndim - 1)), x, 0)
+    rows = xp.reshape(keep, (-1,) + (1,) * (x.ndim - 1))
+    if keep.dtype != bool:  # 0/1 weights: NaN * 0 stays NaN
+        return x * rows
+    return xp.where(rows, x, 0)
 
 
 def _widened(x: Any, dtype: Any) -> Any:

@@ -73,6 +73,28 @@ def test_propagate_lets_nan_through_and_still_reports():
     assert list(np.flatnonzero(rows)) == [2, 7]
 
 
+@pytest.mark.parametrize("fast_path", [True, False])
+@pytest.mark.parametrize("chunk_size", [None, 3])
+def test_omit_drops_a_sample_whose_loss_alone_is_infinite(fast_path, chunk_size):
+    """A finite gradient of a sample whose loss is inf must not enter the mean."""
+    x = np.arange(1.0, 13.0, dtype=np.float32).reshape(6, 2)
+    offset = np.array([0, 0, np.inf, 0, 0, 0], np.float32)
+
+    def loss(p, s):
+        xi, c = s
+        return 0.5 * (xi @ p["w"]) ** 2 + c  # c = inf: loss inf, gradient finite
+
+    params = {"w": np.array([0.3, -0.2], np.float32)}
+    with pytest.warns(RobustFitWarning, match="omitted batch indices 2"):
+        got, info = per_sample_grad_sq(loss, params, (x, offset), nan_policy="omit",
+                                       chunk_size=chunk_size, fast_path=fast_path,
+                                       return_info=True)
+    keep = np.array([0, 1, 3, 4, 5])
+    g = (x[keep] @ params["w"])[:, None] * x[keep]
+    np.testing.assert_allclose(np.asarray(got["w"]), (g**2).mean(0), rtol=1e-5)
+    assert list(info.omitted) == [2]
+
+
 @pytest.mark.parametrize("chunk_size", [None, 4])
 def test_propagate_without_info_returns_the_same_numbers(chunk_size):
     """Without info the JAX backend does not wait for the sample mask; same result."""
