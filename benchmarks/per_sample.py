@@ -97,8 +97,11 @@ def _reference_mean_sq(loss, params, batch, loop_reference) -> tuple[list, str]:
         b64 = jax.tree_util.tree_map(lambda a: to64(np.asarray(a)), batch)
         # squares summed over each chunk on the device, in float64: only parameter-sized
         # arrays come back to the host
-        per = jax.jit(lambda p, b: [jax.numpy.sum(g * g, axis=0) for g in jax.tree_util.tree_leaves(
-            jax.vmap(jax.grad(loss), (None, 0))(p, b))])
+        @jax.jit
+        def per(p, b):
+            grads = jax.vmap(jax.grad(loss), (None, 0))(p, b)
+            return [jax.numpy.sum(g * g, axis=0) for g in jax.tree_util.tree_leaves(grads)]
+
         total = None
         for start in range(0, n, 128):
             part = per(p64, jax.tree_util.tree_map(lambda a, s=start: a[s:s + 128], b64))
