@@ -68,10 +68,12 @@ def chunk_statistics(
     else:
         finite = (xp.ones(valid.shape, dtype=bool) if finite is None else finite) | ~valid
         keep = valid & finite if mask_nonfinite else valid
-    if not check_gradients and keep is not None and not eager:
+    if mask_nonfinite and not check_gradients and not eager:
         # first pass under a trace: a multiplication by 0/1 fuses with the per-sample
         # gradients where a select does not (XLA materialised them: 2x slower on a
-        # 1e5-parameter MLP); a NaN it lets through sends the call to the checked pass
+        # 1e5-parameter MLP); a NaN it lets through sends the call to the checked pass.
+        # Not with nan_policy="propagate", whose first pass may be the result: there
+        # inf * 0 would turn an infinite sum into NaN
         keep = keep.astype(dtypes[0])
     if eager:  # a Python int, and no mask where every sample is kept
         used = int(xp.sum(keep)) if keep is not None else _chunk_length(signals)

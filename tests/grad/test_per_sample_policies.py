@@ -95,6 +95,23 @@ def test_omit_drops_a_sample_whose_loss_alone_is_infinite(fast_path, chunk_size)
     assert list(info.omitted) == [2]
 
 
+@pytest.mark.parametrize("fast_path", [True, False])
+@pytest.mark.parametrize("return_info", [True, False])
+def test_propagate_keeps_an_infinite_sum_infinite(fast_path, return_info):
+    """Padding repeats sample 0; with an infinite sample 0 the sum stays inf, not NaN."""
+    x = np.ones((6, 2), np.float32)
+    x[0, 0] = np.inf
+
+    def loss(p, s):
+        return 0.5 * (s @ p["w"]) ** 2
+
+    out = per_sample_grad_sq(loss, {"w": np.array([1.0, 1.0], np.float32)}, x,
+                             nan_policy="propagate", chunk_size=4, fast_path=fast_path,
+                             return_info=return_info)
+    got = np.asarray((out[0] if return_info else out)["w"])
+    assert np.all(np.isposinf(got)), got
+
+
 @pytest.mark.parametrize("chunk_size", [None, 4])
 def test_propagate_without_info_returns_the_same_numbers(chunk_size):
     """Without info the JAX backend does not wait for the sample mask; same result."""
