@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from scipy import special
+from scipy import optimize, special
 
 ClosedForm = Callable[[np.ndarray, dict], "np.ndarray | None"]
 _TABLE: dict[str, ClosedForm] = {}
@@ -270,6 +270,60 @@ def weibull_shape_mle(logy: np.ndarray) -> float:
             break
         u = nxt
     return math.exp(u)
+
+
+def gumbel_scale_mle(y: np.ndarray) -> float | None:
+    """Root in ``s`` of the Gumbel score ``mean(y) - s - Σ y w / Σ w``, ``w = e^(-y/s)``.
+
+    ``y = x - min(x)`` (the equation is shift-invariant, and the weights cannot
+    underflow all at once). The left side falls from ``mean(y)`` (as ``s -> 0``) to
+    below 0 by ``s = mean(y)``; None for data without spread.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([0.0, 0.4, 1.1, 2.5])
+    >>> s = gumbel_scale_mle(y)
+    >>> w = np.exp(-y / s)
+    >>> bool(abs(np.mean(y) - s - np.sum(y * w) / np.sum(w)) < 1e-12)
+    True
+    """
+    m = float(np.mean(y))
+    if not m > 0:
+        return None
+
+    def score(s: float) -> float:
+        w = np.exp(-y / s)
+        return m - s - float(np.dot(y, w) / np.sum(w))
+
+    lo, hi = 1e-6 * m, m
+    if not score(lo) > 0:
+        return None
+    return optimize.brentq(score, lo, hi, xtol=1e-14 * m, rtol=4 * np.finfo(float).eps)
+
+
+@_register("gumbel_r")
+def _gumbel_r(x, fixed):
+    """Scale from its 1-D score equation, then ``loc = -s log(mean(e^(-x/s)))``."""
+    loc, scale = _loc_scale(fixed, 0)
+    if scale is None:
+        if loc is not None:  # a different score equation: left to the optimiser
+            return None
+        scale = gumbel_scale_mle(x - np.min(x))
+        if scale is None:
+            return None
+    if loc is None:
+        lo = np.min(x)
+        loc = lo - scale * math.log(float(np.mean(np.exp(-(x - lo) / scale))))
+    return [loc, scale]
+
+
+@_register("gumbel_l")
+def _gumbel_l(x, fixed):
+    """gumbel_l(loc, scale) at x is gumbel_r(-loc, scale) at -x."""
+    mirrored = {k: (-v if k == 0 else v) for k, v in fixed.items()}
+    theta = _gumbel_r(-x, mirrored)
+    return None if theta is None else [-theta[0], theta[1]]
 
 
 @_register("pareto")

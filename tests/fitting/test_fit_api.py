@@ -39,6 +39,9 @@ def test_maxwell_report_at_scale_1e4_matches_closed_form():
         (stats.weibull_min, (1.7,), {"floc": 0.0}),
         (stats.pareto, (2.6,), {"floc": 0.0}),
         (stats.invgauss, (0.3,), {"floc": 0.0}),
+        (stats.gumbel_r, (), {}),
+        (stats.gumbel_r, (), {"fscale": 2.0}),
+        (stats.gumbel_l, (), {}),
     ],
 )
 def test_closed_forms_agree_with_scipys_overridden_fit(dist, shapes, kw):
