@@ -532,15 +532,8 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
         objective = None
 
     best: _Best | None = None
-    exact = [c for v, c in scored if c.exact and np.isfinite(v)]
-    if exact and objective is None and not zd.censored:
-        cand = exact[0]
-        nll = full(cand.theta)
-        if np.isfinite(nll):
-            attempts.append(Attempt(cand.start, "exact", tuple(cand.theta), tuple(cand.theta),
-                                    nll, True, "closed-form maximum-likelihood estimate", 1))
-            return cand.theta, nll, True, "closed-form MLE", cand.start, attempts
-
+    # (an exact MLE with a finite likelihood returned above; one that was not finite
+    # stays among the candidates as a start)
     min_starts = 1 if single else MIN_STARTS
     ranked = [c for v, c in scored if np.isfinite(v)]
     chosen = distinct(ranked, N_OPTIMIZED, n_shapes)

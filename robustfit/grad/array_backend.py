@@ -17,7 +17,7 @@ from . import _tree
 from .derivatives import backward
 from .signals import FullSignal
 from .specs import DenseModel
-from .statistics import accumulation_dtype, chunk_statistics
+from .statistics import accumulation_dtype, all_finite, chunk_statistics
 
 
 def _take(batch_leaves: list, start: int, stop: int) -> list:
@@ -90,7 +90,7 @@ def array_statistics(
                     mask_nonfinite=mask_nonfinite, check_gradients=check, xp=xp,
                     average=mean and chunk == n, eager=True,
                 )
-                if _all_finite(value, xp):
+                if bool(all_finite(value, xp)):  # one wait for the device
                     break
             parts.append(value)
             finite_parts.append(finite)
@@ -105,17 +105,6 @@ def array_statistics(
     else:
         value = xp.concatenate(parts)
     return value, finite, unflatten
-
-
-def _all_finite(value: Any, xp: Any) -> bool:
-    """Whether every number of a statistic is finite: one pass, one wait for the device.
-
-    The leaves are copied into one vector (parameter-sized: cheap next to the chunk's
-    work), so that CuPy launches one reduction instead of one per leaf.
-    """
-    leaves = value if isinstance(value, list) else [value]
-    flat = xp.concatenate([xp.reshape(v, (-1,)) for v in leaves])
-    return bool(xp.all(xp.isfinite(flat)))
 
 
 def _to_numpy(x: Any) -> np.ndarray:
