@@ -372,9 +372,11 @@ def _loguniform(x, fixed):
         return None
     if scale is None:
         # scale free: s LogUniform(a, b) is LogUniform(s a, s b), a ridge of one and the
-        # same distribution; the member with scale 1 in the standardised coordinates is
-        # the one the fit reports (see .symmetries)
-        scale = 1.0
+        # same distribution; the member with b = 1 (the scale is the support's upper end
+        # above loc) is the one the fit reports (see .symmetries)
+        scale = float(np.max(x)) - loc
+        if not scale > 0:
+            return None
     u = (x - loc) / scale
     lo, hi = float(np.min(u)), float(np.max(u))
     if not 0 < lo < hi:

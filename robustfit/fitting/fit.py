@@ -72,6 +72,7 @@ PROFILE_AGREE = 1e-11
 # nudges the edge outward by an ulp or two where it did); a wider floor costs likelihood
 # where the density is singular at the edge and the data resolve it (arcsine at 5e7)
 GAP_ULPS = 2.0
+PSEUDO_COMPLETE = "censored_as_exact"  # the start of a censored fit from its pseudo-data
 SUFFICIENT_SIZE = 100_000  # from this size, fits that follow from a few sums skip the rest
 
 
@@ -503,6 +504,11 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
 
     candidates = generate_candidates(dist, fixed_z, spec.guesses, summary, z_all, n_shapes,
                                      gap_floor)
+    attempts: list[Attempt] = []
+    if zd.censored and spec.method == "MLE":
+        pseudo = _censored_as_exact(spec, zd, fixed_z, rng, gap_floor, full, attempts)
+        if pseudo is not None:
+            candidates.insert(0, pseudo)
     if not zd.censored and opt_nll is full and candidates and full.n > SCORE_SIZE:
         opt_nll = _cheaper_target(full, score_nll, candidates[0].theta, rng)
     # one converged start suffices where every local maximum is the global one
@@ -514,7 +520,6 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
         if profile is not None:
             profile_cand = Candidate("loc_profile", profile.theta)
             candidates.insert(0, profile_cand)
-    attempts: list[Attempt] = []
     scored = []
     for cand in candidates:
         val = score_nll(cand.theta) / score_nll.n if score_nll.n else full(cand.theta)
@@ -640,6 +645,31 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     return theta, nll, success, f"{message} ({best.message})", best.start, attempts
 
 
+def _censored_as_exact(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor: float,
+                       full, attempts: list) -> Candidate | None:
+    """A start for a censored sample: the complete-data fit of its pseudo-observations
+    (each interval at its midpoint, each censored value at its bound), as
+    ``fitdistrplus``'s ``fitdistcens`` starts. Where few observations are censored,
+    or narrowly, the censored likelihood is nearly the complete one, and this start
+    brings the complete-data fit's whole machinery (closed forms, the profile over loc,
+    shapes off their domain's ends) to it: the censored likelihood's own starts had
+    left truncweibull_min 7.7 units short with 15 of 1000 observations in intervals of
+    +-1% (scipy's acceptance test), and rice 2e-5 units short on a flat ridge.
+    None where that fit has no finite censored likelihood."""
+    pseudo = np.sort(np.concatenate([zd.uncensored, 0.5 * (zd.lo + zd.hi), zd.left,
+                                     zd.right]))
+    empty = pseudo[:0]
+    theta, _, success, message, start, _ = _fit_standardized(
+        spec, FitData(pseudo, empty, empty, empty, empty, 0), fixed_z, rng, gap_floor)
+    value = full(theta) if np.all(np.isfinite(theta)) else math.inf
+    attempts.append(Attempt(start, "start", tuple(theta), tuple(theta), float(value),
+                            bool(success and np.isfinite(value)),
+                            f"complete-data fit of the pseudo-observations ({message})", 1))
+    if not np.isfinite(value):
+        return None
+    return Candidate(PSEUDO_COMPLETE, np.asarray(theta, dtype=float))
+
+
 def _off_domain_ends(spec, best, target, full, fixed_z, summary, gap_floor, attempts):
     """Where the best point has a shape on an end of its domain, profile that shape at a
     few interior values (the other parameters re-fitted with it held) and resume from the
@@ -737,8 +767,8 @@ def _with_knots_on_observations(spec: FitSpec, best, full, fixed_z: dict, gap_fl
 
 
 def _canonical(spec: FitSpec, theta, full, fixed_z: dict, summary, gap_floor, attempts):
-    """The member with standardised scale 1 of a family whose shapes absorb the scale
-    (see :mod:`.symmetries`): the same distribution, so the same likelihood to rounding
+    """The reported member of a family whose shapes absorb the scale (see
+    :mod:`.symmetries`): the same distribution, so the same likelihood to rounding
     (checked), and the same point at every magnitude of the data. Polished there with
     the scale held: on the ridge the full Hessian is singular, so the Newton polish that
     makes other fits exact to ~1e-10 could not run, and BFGS left ~1e-6 across it."""
@@ -748,7 +778,7 @@ def _canonical(spec: FitSpec, theta, full, fixed_z: dict, summary, gap_floor, at
     before, after = full(theta), full(canon)
     if not after <= before + 1e-10 * max(1.0, abs(before)):
         return theta
-    held = {**fixed_z, spec.n_shapes + 1: 1.0}
+    held = {**fixed_z, spec.n_shapes + 1: float(canon[-1])}
     polish = _optimize_from(spec, Candidate("canonical", canon), full, None, held, summary,
                             gap_floor)
     attempts.append(polish.attempt)
@@ -949,13 +979,21 @@ def _integer_only(dist, j: int, shapes) -> bool:
     return not valid_shapes(dist, tuple(probe))
 
 
-INTEGER_STEPS = 64  # the most integers an integral shape moves by, one at a time
+INTEGER_STEPS = 64  # the farthest an integral shape moves from its rounded value
 
 
 def _round_integral_shapes(spec, theta, nll, fixed_z, summary, gap_floor):
     """Integer-valued shapes (erlang's a, irwinhall's n): from the neighbouring
-    integers, step one integer at a time while the likelihood improves, re-fitting the
-    other free parameters with the shape held at each, and keep the best."""
+    integers, move up and down while the likelihood improves, re-fitting the other free
+    parameters with the shape held at each integer tried, and keep the best.
+
+    The moves double (1, 2, 4, ... up to :data:`INTEGER_STEPS`) until one is worse,
+    and the best integer between the last two improving ones and that one is then found
+    by bisection on the sign of the profile's step, as a walk one integer at a time
+    would find it on a profile with one maximum. irwinhall on 1000 points of
+    ``irwinhall(10)``, whose likelihood rises towards the normal limit, walked all 64
+    steps, a re-fit each (a minute and a half at 25 ms an evaluation): now 8 re-fits.
+    """
     best = np.array(theta, dtype=float)
     for j in range(spec.n_shapes):
         if j in spec.fixed or not shape_integrality(spec.dist, j):
@@ -982,19 +1020,53 @@ def _round_integral_shapes(spec, theta, nll, fixed_z, summary, gap_floor):
         val, cand = min(tried.values(), key=lambda p: p[0])
         if cand is None or not np.isfinite(val):
             continue
-        for step in (-1.0, 1.0):  # walk while the likelihood improves
-            here_val, here = val, cand
-            for _ in range(INTEGER_STEPS):
-                v = here[j] + step
-                if v in tried:
-                    break
-                tried[v] = nxt = refit(v, here)
-                if nxt[1] is None or not nxt[0] < here_val:
-                    break
-                here_val, here = nxt
+        for step in (-1.0, 1.0):
+            here_val, here = _integer_search(refit, tried, cand, val, j, step)
             if here_val < val:
                 val, cand = here_val, here
         best = cand
+    return best
+
+
+def _integer_search(refit, tried: dict, cand, val, j: int, step: float):
+    """The best ``(value, theta)`` found moving shape ``j`` from ``cand`` in the
+    direction ``step`` (see :func:`_round_integral_shapes`); ``tried`` caches
+    ``refit`` by the shape's value, and each re-fit starts from the nearest better
+    point."""
+    origin = cand[j]
+    points = {0: (val, cand)}  # offset -> (value, theta)
+
+    def at(d):
+        v = origin + step * d
+        if v not in tried:
+            near = min((k for k in points if points[k][1] is not None),
+                       key=lambda k: (abs(k - d), points[k][0]))
+            tried[v] = refit(v, points[near][1])
+        points[d] = tried[v]
+        return points[d][0] if points[d][1] is not None else np.inf
+
+    best_d, previous_d, worse_d = 0, 0, None
+    d = 1
+    while d <= INTEGER_STEPS:
+        if at(d) < points[best_d][0]:
+            previous_d, best_d = best_d, d
+            d *= 2
+        else:
+            worse_d = d
+            break
+    if worse_d is None and best_d > 1 and at(best_d - 1) < points[best_d][0]:
+        worse_d = best_d  # the reach is past the best integer
+    if worse_d is not None:
+        lo, hi = previous_d, worse_d  # the best integer lies strictly between
+        while hi - lo > 2:
+            mid = (lo + hi) // 2
+            if at(mid + 1) < at(mid):
+                lo = mid
+            else:
+                hi = mid + 1
+        for d in range(lo + 1, hi):
+            at(d)
+    best = min((p for p in points.values() if p[1] is not None), key=lambda p: p[0])
     return best
 
 

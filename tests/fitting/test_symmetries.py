@@ -28,9 +28,14 @@ def test_the_canonical_member_is_the_same_distribution(scale, loc, k):
     dist, shapes = CASES[k]
     theta = np.array([*shapes, loc, scale])
     canon = canonical_scale(dist, theta, {})
-    assert canon[-1] == 1.0 and canon[-2] == loc
+    assert canon[-2] == loc
+    if dist.name in ("loguniform", "reciprocal"):  # b = 1: the scale is the upper end
+        assert canon[1] == pytest.approx(1.0, rel=1e-15)
+        assert canon[-1] == pytest.approx(shapes[1] * scale, rel=1e-15)
+    else:
+        assert canon[-1] == 1.0
     x = dist.ppf(np.linspace(0.01, 0.99, 25), *shapes, loc=loc, scale=scale)
-    np.testing.assert_allclose(dist.logpdf(x, *canon[:-2], loc=loc, scale=1.0),
+    np.testing.assert_allclose(dist.logpdf(x, *canon[:-2], loc=loc, scale=canon[-1]),
                                dist.logpdf(x, *shapes, loc=loc, scale=scale),
                                rtol=1e-10, atol=1e-10)
 
@@ -64,6 +69,7 @@ def test_a_fixed_scale_or_moving_shape_pins_the_point():
     assert canonical_scale(stats.loguniform, theta, {3: 1.3}) is None
     assert canonical_scale(stats.loguniform, theta, {0: 0.5}) is None
     # genexpon's loc is not on the ridge: fixing it leaves the ridge free
+    assert canonical_scale(stats.loguniform, theta, {})[-1] == 8.0 * 1.3
     assert canonical_scale(stats.genexpon, np.array([1.0, 2.0, 3.0, 0.0, 2.0]),
                            {3: 0.0})[-1] == 1.0
 
