@@ -654,8 +654,8 @@ def _censored_as_exact(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor
     brings the complete-data fit's whole machinery (closed forms, the profile over loc,
     shapes off their domain's ends) to it: the censored likelihood's own starts had
     left truncweibull_min 7.7 units short with 15 of 1000 observations in intervals of
-    +-1% (scipy's acceptance test), and rice 2e-5 units short on a flat ridge.
-    None where that fit has no finite censored likelihood."""
+    +-1% (scipy's acceptance test). None where that fit has no finite censored
+    likelihood."""
     pseudo = np.sort(np.concatenate([zd.uncensored, 0.5 * (zd.lo + zd.hi), zd.left,
                                      zd.right]))
     empty = pseudo[:0]
