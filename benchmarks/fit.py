@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import os
 import sys
 import time
@@ -34,7 +33,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from fit_cases import MAGNITUDES, cases, sample, true_nll  # noqa: E402
+from fit_cases import MAGNITUDES, call_forked, cases, sample, true_nll  # noqa: E402
 
 import robustfit  # noqa: E402
 
@@ -85,25 +84,20 @@ def _warm_up(which):
                 robustfit.fit(fresh, x)
 
 
-def _worker(args, q, warm=True):
+def _warmed_one(warm, *args):
     if warm:
         _warm_up(args[6])
-    q.put(_one(*args))
+    return _one(*args)
 
 
 def run_with_timeout(args, timeout, warm=True):
-    q = mp.Queue()
-    p = mp.Process(target=_worker, args=(args, q, warm))
-    p.start()
-    p.join(timeout)
-    if p.is_alive():
-        p.terminate()
-        p.join()
+    row = call_forked(_warmed_one, (warm, *args), timeout)
+    if row is None:
         label, dist, shapes, n, loc, scale, which = args[:7]
         return dict(case=label, n=n, loc=loc, scale=scale, fitter=which, params=None,
                     nll=float("inf"), true_nll=None, gap=None, ok=False, time=timeout,
                     error="timeout")
-    return q.get()
+    return row
 
 
 def equivariance(rows):
@@ -218,29 +212,17 @@ def _big_one(label, name, shapes, kwds, loc, scale, n, which):
                 one_pass=one_pass)
 
 
-def _big_worker(args, q):
-    q.put(_big_one(*args))
-
-
 def run_big(ns, timeout):
     rows = []
     for label, name, shapes, kwds, loc, scale in BIG_CASES:
         for n in ns:
             pair = {}
             for which in ("robustfit", "scipy"):
-                q = mp.Queue()
-                p = mp.Process(target=_big_worker,
-                               args=((label, name, shapes, kwds, loc, scale, n, which), q))
-                p.start()
-                p.join(timeout)
-                if p.is_alive():
-                    p.terminate()
-                    p.join()
-                    pair[which] = dict(case=label, n=n, fitter=which, params=None,
-                                       nll=float("inf"), time=timeout, one_pass=None,
-                                       error="timeout")
-                else:
-                    pair[which] = q.get()
+                row = call_forked(_big_one, (label, name, shapes, kwds, loc, scale, n,
+                                             which), timeout)
+                pair[which] = row if row is not None else dict(
+                    case=label, n=n, fitter=which, params=None, nll=float("inf"),
+                    time=timeout, one_pass=None, error="timeout")
             ours, ref = pair["robustfit"], pair["scipy"]
             row = dict(case=label, n=n, robustfit=ours, scipy=ref,
                        time_ratio_vs_scipy=ours["time"] / ref["time"],

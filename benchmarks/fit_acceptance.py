@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import os
 import sys
 import time
@@ -37,6 +36,9 @@ from scipy import stats
 from scipy.stats._distr_params import distcont
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from fit_cases import call_forked  # noqa: E402
 
 import robustfit  # noqa: E402
 
@@ -137,24 +139,14 @@ def _rel(x, ref):
     return float(np.max(d))
 
 
-def _worker(args, q):
-    q.put(one_case(*args))
-
-
 def run_with_timeout(args, timeout):
-    q = mp.get_context("fork").Queue()
-    proc = mp.get_context("fork").Process(target=_worker, args=(args, q))
-    proc.start()
-    proc.join(timeout)
-    if proc.is_alive():
-        proc.kill()
-        proc.join()
+    row = call_forked(one_case, args, timeout)
+    if row is None:
         name, shapes, b, a, fitter, _, method = args
         return dict(case=name, shapes=list(shapes), loc=b, scale=a, fitter=fitter,
-                    method=method,
-                    ok=False, error=f"timeout {timeout}s", censored_ok=False,
-                    interval_ok=False, time=timeout)
-    return q.get()
+                    method=method, ok=False, error=f"timeout {timeout}s",
+                    censored_ok=False, interval_ok=False, time=timeout)
+    return row
 
 
 def main(argv=None):

@@ -4,6 +4,8 @@ them, then mapped to other magnitudes."""
 
 from __future__ import annotations
 
+import multiprocessing as mp
+
 import numpy as np
 from scipy import stats
 from scipy.stats._distr_params import distcont
@@ -37,3 +39,22 @@ def sample(dist, shapes, n: int, seed: int = 1234) -> np.ndarray:
 def true_nll(dist, shapes, loc, scale, x) -> float:
     with np.errstate(all="ignore"):
         return float(-np.sum(dist.logpdf(x, *shapes, loc=loc, scale=scale)))
+
+
+def _forked_call(fn, args, q):
+    q.put(fn(*args))
+
+
+def call_forked(fn, args, timeout: float):
+    """``fn(*args)`` in a forked process (isolated: a crash or a hang costs one case);
+    its result, or None where it ran past ``timeout`` seconds and was killed."""
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    proc = ctx.Process(target=_forked_call, args=(fn, args, q))
+    proc.start()
+    proc.join(timeout)
+    if proc.is_alive():
+        proc.kill()
+        proc.join()
+        return None
+    return q.get()

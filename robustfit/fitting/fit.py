@@ -661,7 +661,7 @@ def _censored_as_exact(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor
     empty = pseudo[:0]
     theta, _, success, message, start, _ = _fit_standardized(
         spec, FitData(pseudo, empty, empty, empty, empty, 0), fixed_z, rng, gap_floor)
-    value = full(theta) if np.all(np.isfinite(theta)) else math.inf
+    value = full(theta)  # (inf where the fit found no parameters: NaN)
     attempts.append(Attempt(start, "start", tuple(theta), tuple(theta), float(value),
                             bool(success and np.isfinite(value)),
                             f"complete-data fit of the pseudo-observations ({message})", 1))
@@ -1043,7 +1043,7 @@ def _integer_search(refit, tried: dict, cand, val, j: int, step: float):
                        key=lambda k: (abs(k - d), points[k][0]))
             tried[v] = refit(v, points[near][1])
         points[d] = tried[v]
-        return points[d][0] if points[d][1] is not None else np.inf
+        return points[d][0]  # (inf where the shape is invalid)
 
     best_d, previous_d, worse_d = 0, 0, None
     d = 1
@@ -1066,8 +1066,7 @@ def _integer_search(refit, tried: dict, cand, val, j: int, step: float):
                 hi = mid + 1
         for d in range(lo + 1, hi):
             at(d)
-    best = min((p for p in points.values() if p[1] is not None), key=lambda p: p[0])
-    return best
+    return min((p for p in points.values() if p[1] is not None), key=lambda p: p[0])
 
 
 def _no_valid_start(spec, fixed_z, attempts):
