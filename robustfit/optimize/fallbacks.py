@@ -9,7 +9,7 @@ from scipy.optimize import minimize
 
 from .problem import ScaledProblem
 
-__all__ = ["run_scipy_stage"]
+__all__ = ["log_coordinates", "moved_by_decades", "run_log_nelder_mead", "run_scipy_stage"]
 
 
 def run_scipy_stage(problem: ScaledProblem, z0: np.ndarray, method: str, maxfev: int,
@@ -40,4 +40,72 @@ def run_scipy_stage(problem: ScaledProblem, z0: np.ndarray, method: str, maxfev:
                 opts = {"maxfev": maxfev, "xatol": 1e-12, "fatol": 1e-15,
                         "adaptive": n > 4}
             res = minimize(problem.value, z0, method=method, bounds=bounds, options=opts)
+    return str(res.message)
+
+
+# the log-coordinate stage runs where some variable that kept its sign moved by at least
+# this many decades from the start: evidence that its natural moves are multiplicative
+DECADES_MOVED = 2.0
+# the initial simplex of the log-coordinate Nelder-Mead: every vertex multiplies one
+# variable by exp(LOG_SIMPLEX_STEP) (or moves an unlogged one by that fraction of its size)
+LOG_SIMPLEX_STEP = 0.1
+
+
+def log_coordinates(z_start: np.ndarray, z_origin: np.ndarray) -> np.ndarray:
+    """The variables that are non-zero and kept their sign from ``z_origin`` (the start
+    of the run) to ``z_start``: those a log-coordinate stage moves multiplicatively.
+
+    Examples
+    --------
+    >>> log_coordinates(np.array([1e-13, 4e4, -3.0, 0.0]), np.array([0.2, 4e4, 1.0, 2.0]))
+    array([ True,  True, False, False])
+    """
+    return (z_start != 0) & (np.sign(z_start) == np.sign(z_origin))
+
+
+def moved_by_decades(z_start: np.ndarray, z_origin: np.ndarray) -> bool:
+    """Whether some variable that kept its sign from ``z_origin`` to ``z_start`` changed
+    its magnitude by at least DECADES_MOVED decades.
+
+    Examples
+    --------
+    >>> moved_by_decades(np.array([1e-13, 3e4]), np.array([0.2, 4e4]))
+    True
+    >>> moved_by_decades(np.array([-1e-13, 3e4]), np.array([0.2, 4e4]))
+    False
+    """
+    logged = log_coordinates(z_start, z_origin)
+    ratio = np.abs(z_start[logged] / z_origin[logged])
+    return bool(np.any(np.abs(np.log10(ratio)) >= DECADES_MOVED))
+
+
+def run_log_nelder_mead(problem: ScaledProblem, z_start: np.ndarray, logged: np.ndarray,
+                        maxfev: int) -> str:
+    """Nelder-Mead from ``z_start`` in coordinates ``w`` where the ``logged`` variables
+    are ``z_start * exp(w)`` and the others ``z_start + w * size``; return scipy's
+    message.
+
+    In a model of rates and amplitudes (``a * exp(b / (t + c))``, a sum of decays) a
+    valley that is straight in ``log a`` bends by decades in ``a``: every simplex step
+    there is a multiplicative one. MGH's Meyer from 10 x0 reached its minimum from ten
+    starts of ten thrown about by factors of e^0.5 (at most 1600 evaluations each)
+    where Nelder-Mead in the scaled variables, BFGS and L-BFGS-B did not.
+    """
+    n = z_start.size
+    size = np.maximum(np.abs(z_start), problem.typical)
+
+    def to_z(w):
+        return np.where(logged, z_start * np.exp(np.where(logged, w, 0.0)),
+                        z_start + w * size)
+
+    simplex = np.vstack([np.zeros(n), LOG_SIMPLEX_STEP * np.eye(n)])
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        def value(w):
+            z = to_z(w)
+            return problem.value(z) if np.all(np.isfinite(z)) else np.inf
+
+        res = minimize(value, np.zeros(n), method="Nelder-Mead",
+                       options={"maxfev": maxfev, "xatol": 1e-12, "fatol": 1e-15,
+                                "adaptive": n > 4, "initial_simplex": simplex})
     return str(res.message)

@@ -8,7 +8,9 @@ never passed to ``fun``): guarded BFGS until its line searches keep running into
 bounds, then scipy's L-BFGS-B (which lands on the active ones), restarts with L-BFGS-B,
 and Powell in place of Nelder-Mead. After every stage the stopping tests of
 :mod:`.stationarity` (and the Newton-decrement test of :mod:`.newton`) are applied to
-the best point seen, and the run ends as soon as one passes.
+the best point seen, and the run ends as soon as one passes. Where none has passed,
+the stages after failure follow (:meth:`_Run._after_failure`: Powell from ``x0``,
+Nelder-Mead in log coordinates, trust-region Newton, exploring runs).
 """
 
 from __future__ import annotations
@@ -24,7 +26,12 @@ from scipy.optimize import OptimizeResult
 from ..errors import InvalidInputError
 from .bfgs import Bundle, guarded_bfgs
 from .events import EventLog
-from .fallbacks import run_scipy_stage
+from .fallbacks import (
+    log_coordinates,
+    moved_by_decades,
+    run_log_nelder_mead,
+    run_scipy_stage,
+)
 from .gradients import gradient_source
 from .infinity import RUN_OFF, scale_free_run_off
 from .inputs import check_inputs
@@ -136,7 +143,8 @@ def robust_minimize(fun: Callable, x0, args: tuple = (), jac=None, bounds=None, 
     method : {"auto", "bfgs", "l-bfgs-b", "nelder-mead", "powell"}
         "auto": guarded BFGS with restarts and polish (with bounds: guarded BFGS inside
         them, then L-BFGS-B, restarts and Powell), and where none of these passed a
-        test, Powell from ``x0``, trust-region Newton on a finite-difference Hessian
+        test, Powell from ``x0``, Nelder-Mead in log coordinates (where a variable
+        moved by decades), trust-region Newton on a finite-difference Hessian
         (unbounded, at most 20 variables) and up to four exploring runs; "l-bfgs-b":
         the bounded stages without the guarded BFGS.
     maxfev : int, optional
@@ -500,8 +508,11 @@ class _Run:
         from 10 x0 runs a scale factor to 1e-13, and a far start finds the minimum.
         NIST's Lanczos problems stall in a valley whose Hessian BFGS cannot build, and
         a trust-region Newton stage on a measured Hessian goes down it.
+        Where a variable moved by decades, the valley may be straight in its log
+        (Meyer's scale factor, run from 0.2 to 1e-13).
         So: Powell from ``x0``, a local run from its point if that is the best so far,
-        then the trust-region stage, then exploring runs until one is certified."""
+        Nelder-Mead in log coordinates, then the trust-region stage, then exploring runs
+        until one is certified."""
         self.log.add("after failure", "strategy", reason="no local stage passed a test",
                      action=f"Powell from x0, trust-region Newton, then up to "
                      f"{EXPLORE_ON_FAILURE} runs from far starts")
@@ -527,6 +538,9 @@ class _Run:
                 self._bfgs_attempt("after Powell from x0", zb, fb)
             if self.verdict.passed:
                 return
+        self._log_simplex_stage(z0)
+        if self.verdict.passed:
+            return
         # trust-region Newton in the best valley, then far starts (a better basin:
         # Meyer from 10 x0). On the hard cases (Osborne 1 and Meyer from 10 x0,
         # Bennett5, Lanczos1-3; five seeds each) this order solved 30 of 50, two far
@@ -535,6 +549,30 @@ class _Run:
         if self.verdict.passed:
             return
         self._explore(z0, EXPLORE_ON_FAILURE, until_passed=True)
+
+    def _log_simplex_stage(self, z0) -> None:
+        """Nelder-Mead from the best point in log coordinates for the variables that
+        kept their sign (see :func:`.fallbacks.run_log_nelder_mead`), then BFGS from its
+        point where that is the best so far."""
+        zb, fb = self._best()
+        if not moved_by_decades(zb, z0):
+            return
+        logged = log_coordinates(zb, z0)
+        stage = "Nelder-Mead in log coordinates"
+        self.guard.stage = stage
+        remaining = self.inp.maxfev - self.guard.nfev
+        message = run_log_nelder_mead(self.p, zb, logged,
+                                      max(1, min(remaining, 400 * (self.n + 1))))
+        self.verdict = self._final_test()
+        self.log.add(stage, "stage_end", outcome=message, logged=int(logged.sum()),
+                     f_start=fb, f_best=self.guard.best_f, test=self.verdict.test,
+                     measure=self.verdict.measure, passed=self.verdict.passed)
+        if not self.verdict.passed and self.guard.best_f < fb:
+            z, f = self._best()
+            if self.bounded:
+                self._scipy_stage("l-bfgs-b", z, stage=f"after {stage}")
+            else:
+                self._bfgs_attempt(f"after {stage}", z, f)
 
     def _trust_region_stage(self) -> None:
         """Trust-region Newton on a finite-difference Hessian from the best point, with
