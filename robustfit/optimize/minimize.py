@@ -553,10 +553,11 @@ class _Run:
     def _log_simplex_stage(self, z0) -> None:
         """Nelder-Mead from the best point in log coordinates for the variables that
         kept their sign (see :func:`.fallbacks.run_log_nelder_mead`), then BFGS from its
-        point where that is the best so far."""
+        point where that is the best so far; only where one of them moved by decades
+        from the start, and for at most MAX_DIMENSION variables."""
         zb, fb = self._best()
-        if not moved_by_decades(zb, z0):
-            return
+        if self.n > MAX_DIMENSION or not moved_by_decades(zb, z0):
+            return  # (a simplex in more dimensions than the Newton stages take is slow)
         logged = log_coordinates(zb, z0)
         stage = "Nelder-Mead in log coordinates"
         self.guard.stage = stage
