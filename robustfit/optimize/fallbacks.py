@@ -98,13 +98,13 @@ def run_log_nelder_mead(problem: ScaledProblem, z_start: np.ndarray, logged: np.
         return np.where(logged, z_start * np.exp(np.where(logged, w, 0.0)),
                         z_start + w * size)
 
+    def value(w):
+        z = to_z(w)  # (exp(w) overflowing: a point too far, never passed to fun)
+        return problem.value(z) if np.all(np.isfinite(z)) else np.inf
+
     simplex = np.vstack([np.zeros(n), LOG_SIMPLEX_STEP * np.eye(n)])
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        def value(w):
-            z = to_z(w)
-            return problem.value(z) if np.all(np.isfinite(z)) else np.inf
-
         res = minimize(value, np.zeros(n), method="Nelder-Mead",
                        options={"maxfev": maxfev, "xatol": 1e-12, "fatol": 1e-15,
                                 "adaptive": n > 4, "initial_simplex": simplex})

@@ -514,7 +514,8 @@ class _Run:
         Nelder-Mead in log coordinates, then the trust-region stage, then exploring runs
         until one is certified."""
         self.log.add("after failure", "strategy", reason="no local stage passed a test",
-                     action=f"Powell from x0, trust-region Newton, then up to "
+                     action=f"Powell from x0, Nelder-Mead in log coordinates (where a "
+                     f"variable moved by decades), trust-region Newton, then up to "
                      f"{EXPLORE_ON_FAILURE} runs from far starts")
         # every local stage failed here: a later pass of the gradient test on its floor
         # gets the Newton model's second opinion however small its slope (NIST's

@@ -6,7 +6,11 @@ import pytest
 
 from benchmarks.minimize_problems import by_name
 from robustfit import robust_minimize
-from robustfit.optimize.fallbacks import log_coordinates, run_log_nelder_mead
+from robustfit.optimize.fallbacks import (
+    log_coordinates,
+    moved_by_decades,
+    run_log_nelder_mead,
+)
 from robustfit.optimize.objective import GuardedObjective
 from robustfit.optimize.problem import ScaledProblem
 
@@ -16,6 +20,14 @@ def test_only_variables_that_kept_their_sign_are_logged():
     origin = np.array([0.2, -1.0, -3.0, 1.0, 0.0])
     np.testing.assert_array_equal(log_coordinates(start, origin),
                                   [True, True, False, False, False])
+
+
+def test_the_stage_needs_a_move_by_two_decades_of_a_logged_variable():
+    origin = np.array([1.0, -1.0, 0.0])
+    assert not moved_by_decades(np.array([0.02, -50.0, 1e6]), origin)  # (0 is never logged)
+    assert moved_by_decades(np.array([0.01, -1.0, 0.0]), origin)
+    assert moved_by_decades(np.array([1.0, -100.0, 0.0]), origin)
+    assert not moved_by_decades(np.array([-1e-9, 1e9, 3.0]), origin)  # signs changed
 
 
 def test_a_valley_straight_in_log_a_is_followed_over_decades():
@@ -51,7 +63,8 @@ def test_a_minimum_three_decades_away_is_reached_through_nan_beyond_it():
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 def test_meyer_from_ten_times_its_start_is_solved(seed):
-    # before the stage every seed ended at maxfev (20000), f >= 5e4 against 87.95:
+    # before the stage every seed ended at maxfev (20000) with Haswell kernels, f >= 5e4
+    # against 87.95 (with AVX-512 ones an exploring run solved rng=0 by luck):
     # BFGS's line searches failed along the valley x1 -> 1e-13 (straight in log x1)
     p = by_name("meyer_x10")
     res = robust_minimize(p.fun, p.x0, jac=p.jac, rng=seed)
