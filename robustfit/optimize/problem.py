@@ -32,6 +32,12 @@ SHRUNK = 0.1  # a variable below this fraction of its typical size gets steps of
 # an analytic gradient is dropped only where it disagrees with finite differences by
 # more than this many times their own uncertainty (see ScaledProblem.check_gradient)
 FD_TRUST = 10.0
+# random directions along which an analytic gradient is first compared with a central
+# difference (two evaluations each), before every variable is (2 n evaluations)
+CHECK_DIRECTIONS = 2
+# agreement of a directional central difference with the gradient: to this fraction of
+# |g * v| (the spread of g . v over the random signs of v), as _disagrees asks of norms
+DIRECTIONAL_AGREEMENT = 1e-3
 
 
 class OutsideLimit(Exception):  # noqa: N818
@@ -82,6 +88,9 @@ class ScaledProblem:
         self._cached: tuple[np.ndarray, np.ndarray] | None = None
         self._typical_x = np.ones_like(self.scale)
         self.typical = self._typical_x / self.scale
+        # the signs of the directional gradient checks: fixed, so that a run is
+        # reproducible from its own rng seed
+        self._check_signs = np.random.default_rng(20261125)
 
     def step(self, z: np.ndarray, i: int, base: float) -> float:
         """Finite-difference step for ``z[i]``: ``base * max(|z_i|, typical_i)``.
@@ -196,6 +205,52 @@ class ScaledProblem:
         if not self.guard.returns_grad:
             g = g / self.guard.unit  # (the guard divides the gradients it returns)
         return g * self.scale
+
+    def _agrees_along_directions(self, z: np.ndarray, f: float, g: np.ndarray) -> bool:
+        """Whether ``g`` agrees with central differences of ``f`` along CHECK_DIRECTIONS
+        random directions ``v`` (each variable moved by its central step, with a random
+        sign, over ``sqrt(n)``): ``|D_v f - g . v| <= DIRECTIONAL_AGREEMENT |g * v|``
+        (``|g * v|`` is the spread of ``g . v`` over the signs), with the floor of
+        :meth:`_disagrees`. False (check every variable) where a step leaves the
+        bounds or meets a bad point.
+
+        An error ``e`` of the gradient shows in ``e . v`` unless the signs happen to
+        cancel it, to the relative size the variable-wise test sees in norms: one
+        partial off by 50% among 1000 variables is ~16 times the tolerance. Where either
+        direction disagrees the variable-wise check decides, so a disagreement never
+        drops a gradient by itself. Central differences in every
+        variable cost ``2 n`` evaluations at each tested pass: a logistic regression of
+        1000 features with its gradient, solved by 42 gradients, spent 2,000.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from robustfit.optimize.objective import GuardedObjective
+        >>> fun = lambda x: float(np.sum(np.arange(1, 7) * x ** 2))
+        >>> p = ScaledProblem(GuardedObjective(fun), np.ones(6))
+        >>> z = np.linspace(0.5, 1.0, 6)
+        >>> p._agrees_along_directions(z, fun(z), 2 * np.arange(1, 7) * z)
+        True
+        >>> p._agrees_along_directions(z, fun(z), 2 * np.arange(1, 7) * z * 1.01)
+        False
+        """
+        n = z.size
+        steps = self.fd_steps_of(z, CENTRAL_STEP) / np.sqrt(n)
+        floor = 1e-8 * max(1.0, abs(f))
+        for _ in range(CHECK_DIRECTIONS):
+            v = steps * self._check_signs.choice((-1.0, 1.0), size=n)
+            up, down = z + v, z - v
+            if not (self._inside(up) and self._inside(down)):
+                return False
+            f_up, f_down = self.value(up), self.value(down)
+            if not (np.isfinite(f_up) and np.isfinite(f_down)):
+                return False
+            v = (up - down) / 2  # (the steps as rounding took them)
+            err = abs((f_up - f_down) / 2 - float(g @ v))
+            size = max(float(np.linalg.norm(g * v)), floor * float(np.linalg.norm(v)))
+            if err > DIRECTIONAL_AGREEMENT * size:
+                return False
+        return True
 
     @staticmethod
     def _disagrees(g: np.ndarray, g_fd: np.ndarray, f: float) -> bool:
@@ -366,8 +421,12 @@ class ScaledProblem:
         if not self.analytic:
             return False
         g = self.analytic_gradient(z)
+        if g is None:
+            return not self.analytic
+        if z.size > 2 * CHECK_DIRECTIONS and self._agrees_along_directions(z, f, g):
+            return False  # (the common case, at 2 CHECK_DIRECTIONS evaluations, not 2 n)
         g_fd = self.finite_difference(z, f, "central")
-        if g is None or g_fd is None:
+        if g_fd is None:
             return not self.analytic
         if not self._disagrees(g, g_fd, f):
             return False  # (the common case: plain central differences agree)
