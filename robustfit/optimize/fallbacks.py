@@ -88,8 +88,9 @@ def run_log_nelder_mead(problem: ScaledProblem, z_start: np.ndarray, logged: np.
     In a model of rates and amplitudes (``a * exp(b / (t + c))``, a sum of decays) a
     valley that is straight in ``log a`` bends by decades in ``a``: every simplex step
     there is a multiplicative one. MGH's Meyer from 10 x0 reached its minimum from ten
-    starts of ten thrown about by factors of e^0.5 (at most 1600 evaluations each)
-    where Nelder-Mead in the scaled variables, BFGS and L-BFGS-B did not.
+    starts of ten thrown about by factors of e^0.5 (at most 1600 evaluations each),
+    where scipy's BFGS and L-BFGS-B in the same log coordinates reached it from none
+    (105 to 4e9 against 87.95), and Nelder-Mead in the scaled variables never does.
     """
     n = z_start.size
     size = np.maximum(np.abs(z_start), problem.typical)
