@@ -410,6 +410,10 @@ class ScaledProblem:
         """Compare the analytic gradient with finite differences; drop it if they
         disagree by more than the differences' own uncertainty.
 
+        Along random directions first (:meth:`_agrees_along_directions`, four
+        evaluations); where they agree the check ends there, otherwise central
+        differences in every variable decide, as follows.
+
         Where plain central differences disagree, they are taken again with the step
         ``h / 2`` and extrapolated (Richardson); how much the extrapolation corrects
         them bounds their error.
