@@ -89,3 +89,23 @@ def test_fixed_scale_fit_keeps_the_users_scale():
     res = robustfit.fit(stats.loguniform, x, fscale=1.0, floc=0.0)
     assert res.params["scale"] == 1.0 and res.params["loc"] == 0.0
     assert res.params["a"] <= x.min() and res.params["b"] >= x.max()
+
+
+def test_the_method_of_moments_reports_the_canonical_member_too():
+    # before, the MM estimate was whichever member the optimiser ended on: (1.32, 170,
+    # 0.0003, 0.0073) for data from (0.01, 1.25, 0, 1), outside scipy's acceptance
+    # thresholds though it is the same distribution as the truth
+    x = stats.loguniform.rvs(0.01, 1.25, size=2000, random_state=np.random.default_rng(3))
+    base = None
+    for loc, scale in MAGNITUDES:
+        res = robustfit.fit(stats.loguniform, loc + scale * x, method="MM")
+        unit = np.array(tuple(res))
+        unit[-2] = (unit[-2] - loc) / scale
+        unit[-1] /= scale
+        assert unit[1] == pytest.approx(1.0, rel=1e-12)  # b = 1
+        # the same distribution as the truth's canonical member (0.008, 1, 0, 1.25)
+        np.testing.assert_allclose(unit, [0.008, 1.0, 0.0, 1.25], rtol=0.1, atol=0.01)
+        if base is None:
+            base = unit
+        else:
+            np.testing.assert_allclose(unit, base, rtol=1e-6, atol=1e-9)
