@@ -532,11 +532,7 @@ class _Run:
         if self.guard.best_f < f_before:
             if not self.bounded:
                 self._rescale()  # (the scale restarts chose fitted the valley left)
-            zb, fb = self._best()
-            if self.bounded:
-                self._scipy_stage("l-bfgs-b", zb, stage="after Powell from x0")
-            else:
-                self._bfgs_attempt("after Powell from x0", zb, fb)
+            self._local_run_from_best("after Powell from x0")
             if self.verdict.passed:
                 return
         self._log_simplex_stage(z0)
@@ -562,19 +558,27 @@ class _Run:
         logged = log_coordinates(zb, z0)
         stage = "Nelder-Mead in log coordinates"
         self.guard.stage = stage
-        remaining = self.inp.maxfev - self.guard.nfev
-        message = run_log_nelder_mead(self.p, zb, logged,
-                                      max(1, min(remaining, 400 * (self.n + 1))))
+        message = run_log_nelder_mead(self.p, zb, logged, self._simplex_budget())
         self.verdict = self._final_test()
         self.log.add(stage, "stage_end", outcome=message, logged=int(logged.sum()),
                      f_start=fb, f_best=self.guard.best_f, test=self.verdict.test,
                      measure=self.verdict.measure, passed=self.verdict.passed)
         if not self.verdict.passed and self.guard.best_f < fb:
-            z, f = self._best()
-            if self.bounded:
-                self._scipy_stage("l-bfgs-b", z, stage=f"after {stage}")
-            else:
-                self._bfgs_attempt(f"after {stage}", z, f)
+            self._local_run_from_best(f"after {stage}")
+
+    def _local_run_from_best(self, stage: str) -> None:
+        """A local run from the best point, to converge in the basin a stage found:
+        guarded BFGS, or L-BFGS-B with bounds."""
+        zb, fb = self._best()
+        if self.bounded:
+            self._scipy_stage("l-bfgs-b", zb, stage=stage)
+        else:
+            self._bfgs_attempt(stage, zb, fb)
+
+    def _simplex_budget(self) -> int:
+        """The evaluations a derivative-free stage may spend: 400 (n + 1), at most
+        what is left."""
+        return max(1, min(self.inp.maxfev - self.guard.nfev, 400 * (self.n + 1)))
 
     def _trust_region_stage(self) -> None:
         """Trust-region Newton on a finite-difference Hessian from the best point, with
@@ -652,11 +656,7 @@ class _Run:
                              "is the one found before exploring")
                 return
             if self.guard.best_f < fb and not self.verdict.passed:
-                zb, fb = self._best()  # a better basin: converge in it
-                if self.bounded:
-                    self._scipy_stage("l-bfgs-b", zb, bounds, stage=f"{stage} polish")
-                else:
-                    self._bfgs_attempt(f"{stage} polish", zb, fb)
+                self._local_run_from_best(f"{stage} polish")  # a better basin
 
     def _finite_far_point(self, zb, size):
         """``zb`` thrown about by ``size`` (a Gaussian draw), drawn again at half the
@@ -780,11 +780,9 @@ class _Run:
         stage = stage or name[method]
         self.guard.stage = stage
         f_start = self.guard.best_f
-        remaining = self.inp.maxfev - self.guard.nfev
         if bounds is None and self.bounded:
             bounds = list(zip(self.p.lower, self.p.upper, strict=True))
-        message = run_scipy_stage(self.p, z0, name[method],
-                                  max(1, min(remaining, 400 * (self.n + 1))), bounds)
+        message = run_scipy_stage(self.p, z0, name[method], self._simplex_budget(), bounds)
         self.verdict = self._final_test()
         self.log.add(stage, "stage_end", outcome=message, f_start=f_start,
                      f_best=self.guard.best_f, test=self.verdict.test,

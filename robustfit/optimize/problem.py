@@ -218,9 +218,9 @@ class ScaledProblem:
         cancel it, to the relative size the variable-wise test sees in norms: one
         partial off by 50% among 1000 variables is ~16 times the tolerance. Where either
         direction disagrees the variable-wise check decides, so a disagreement never
-        drops a gradient by itself. Central differences in every
-        variable cost ``2 n`` evaluations at each tested pass: a logistic regression of
-        1000 features with its gradient, solved by 42 gradients, spent 2,000.
+        drops a gradient by itself. Central differences in every variable cost ``2 n``
+        evaluations at each tested pass: a logistic regression of 1000 features with its
+        gradient, solved by 42 gradients, spent 2,000.
 
         Examples
         --------

@@ -42,8 +42,7 @@ def test_a_valley_straight_in_log_a_is_followed_over_decades():
     guard = GuardedObjective(fun)
     p = ScaledProblem(guard, np.ones(2))
     start = np.array([1e-6, 0.5])
-    message = run_log_nelder_mead(p, start, np.array([True, False]), maxfev=3000)
-    assert isinstance(message, str)
+    run_log_nelder_mead(p, start, np.array([True, False]), maxfev=3000)
     np.testing.assert_allclose(guard.best_x, [3.0, 1.5], rtol=1e-5)
     assert guard.best_f <= 1e-9
     assert guard.nfev <= 3000 + 1
