@@ -13,6 +13,7 @@ from scipy import stats
 
 from .._validation import as_float_array
 from ..errors import InsufficientDataError, OutOfSupportError, RobustFitError
+from .closed_ends import closed_ends_near
 from .data import FitData, read_fit_data
 from .domain_ends import interior_values, shapes_on_domain_end
 from .edges import EDGE_GAP, UNBOUNDED_AT_EDGE, settle_on_edge
@@ -73,6 +74,10 @@ PROFILE_AGREE = 1e-11
 # where the density is singular at the edge and the data resolve it (arcsine at 5e7)
 GAP_ULPS = 2.0
 PSEUDO_COMPLETE = "censored_as_exact"  # the start of a censored fit from its pseudo-data
+# relative: a fit with a shape on a closed end of its domain replaces an interior one
+# as likely to rounding (the same maximum, approached; reported at the same point at every
+# magnitude)
+CLOSED_END_SLACK = 1e-12
 SUFFICIENT_SIZE = 100_000  # from this size, fits that follow from a few sums skip the rest
 
 
@@ -631,6 +636,8 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
                               attempts, first_seconds)
     if objective is None and not zd.censored:
         best = _with_knots_on_observations(spec, best, full, fixed_z, gap_floor, attempts)
+    if objective is None:
+        best = _onto_closed_ends(spec, best, full, fixed_z, summary, gap_floor, attempts)
 
     theta = best.theta
     if target is full:
@@ -702,6 +709,31 @@ def _off_domain_ends(spec, best, target, full, fixed_z, summary, gap_floor, atte
             message = (f"{res.message}; from inside the domain of shape {j}, whose end held "
                        f"the best start's optimum ({best.message})")
             best = _Best.of(res, nll_full, "domain_end", message)
+    return best
+
+
+def _onto_closed_ends(spec: FitSpec, best, full, fixed_z: dict, summary, gap_floor: float,
+                      attempts):
+    """``best``, or the fit with a shape held exactly on a closed end of its domain
+    where that is as likely (to rounding) or more: the optimiser only approaches such an
+    end, and stops short of it where the likelihood flattens (see :mod:`.closed_ends`)."""
+    for j, end in closed_ends_near(spec.dist, best.theta, fixed_z, spec.n_shapes):
+        held = {**fixed_z, j: end}
+        cand = np.array(best.theta, dtype=float)
+        cand[j] = end
+        cand = fit_into_support(spec.dist, cand, held, summary, gap_floor)
+        if cand is None:
+            continue
+        res = _optimize_from(spec, Candidate("closed_end", cand), full, None, held,
+                             summary, gap_floor)
+        attempts.append(res.attempt)
+        if res.theta is None or not res.success:
+            continue
+        slack = CLOSED_END_SLACK * max(1.0, abs(best.nll))
+        if res.value <= best.nll + slack:
+            message = (f"{res.message}; shape {j} held on the end {end:g} of its domain, "
+                       f"where the likelihood is no lower than inside ({best.message})")
+            best = _Best.of(res, res.value, best.start, message)
     return best
 
 
