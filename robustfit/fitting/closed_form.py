@@ -14,6 +14,8 @@ from collections.abc import Callable
 import numpy as np
 from scipy import optimize, special
 
+from .log_concave import POTENTIALS, log_concave_mle
+
 ClosedForm = Callable[[np.ndarray, dict], "np.ndarray | None"]
 _TABLE: dict[str, ClosedForm] = {}
 
@@ -572,3 +574,47 @@ def _powerlaw(x, fixed):
             return None
         a = y.size / total
     return [a, loc, scale]
+
+
+def _log_concave(name: str) -> ClosedForm:
+    potential = POTENTIALS[name]
+
+    def fn(x, fixed):
+        loc, scale = _loc_scale(fixed, 0)
+        return log_concave_mle(potential, x, loc, scale)
+    return fn
+
+
+for _name in POTENTIALS:
+    _register(_name)(_log_concave(_name))
+
+
+def _decreasing_density(scale_score: Callable[[np.ndarray, float], float]) -> ClosedForm:
+    """A family without shapes whose density falls on its support ``[loc, inf)``: each
+    observation's likelihood rises with loc, so a free ``loc = min(x)`` whatever the
+    scale; a free scale is the root of ``scale_score(y, log s)``, which falls from
+    positive to negative in ``log s`` (one root: the global maximum)."""
+    def fn(x, fixed):
+        loc, scale = _loc_scale(fixed, 0)
+        y = x - (np.min(x) if loc is None else loc)
+        if np.any(y < 0):
+            return None
+        if scale is None:
+            top = float(np.max(y))
+            if not top > 0:
+                return None
+            lo, hi = math.log(top) - 60.0, math.log(top) + 2.0
+            if not (scale_score(y, lo) > 0 > scale_score(y, hi)):
+                return None
+            scale = math.exp(optimize.brentq(lambda t: scale_score(y, t), lo, hi,
+                                             xtol=1e-15, rtol=4 * np.finfo(float).eps))
+        return [float(np.min(x)) if loc is None else loc, scale]
+    return fn
+
+
+# halfcauchy: d/ds log L = (2 Σ y²/(s² + y²) - n) / s; the share y²/(s² + y²) falls with s
+_register("halfcauchy")(_decreasing_density(
+    lambda y, t: float(np.sum(1.0 / (1.0 + (math.exp(t) / y[y > 0]) ** 2))) - 0.5 * y.size))
+# halflogistic: d/ds log L = (Σ u tanh(u / 2) - n) / s with u = y / s, rising in u
+_register("halflogistic")(_decreasing_density(
+    lambda y, t: float(np.sum((u := y * math.exp(-t)) * np.tanh(0.5 * u))) - y.size))
