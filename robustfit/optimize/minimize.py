@@ -103,10 +103,15 @@ PERCENT_LOWERS = 1e-3  # a 1% move lowering f by this much (relative) withdraws 
 NEWTON_MOVE_NEGLIGIBLE = 1e-6
 # the share of the evaluations left that the gradient-sampling stage may spend
 GRADIENT_SAMPLING_SHARE = 0.25
-# the first n + 1 gradients sampled near a point agree to this fraction of their mean,
-# and that mean is this many gtol from stationary: the rest are not sampled
+# the first n + 1 gradients sampled near a point (at most FIRST_SAMPLES) agree to this
+# fraction of their mean, and that mean is this many gtol from stationary: the rest are
+# not sampled
 AGREEING_SAMPLES = 1e-2
 FAR_FROM_STATIONARY = 100.0
+FIRST_SAMPLES = 11
+# the sampled gradients cost at most this share of the evaluations spent (half of it
+# left L1 regression uncertified at its first test: 4,700 evaluations, not 903)
+SAMPLES_SHARE = 1.0
 # a central-difference gradient test failed by up to this factor is taken again with
 # extrapolated differences (see _Run._finer_partials)
 TRUNCATION_REACH = 10.0
@@ -934,9 +939,17 @@ class _Run:
         (``f`` is smooth and sloped there; at a kink, samples on its two sides differ
         by the jump). Each verified gradient costs ``2 n + 1`` evaluations: on MGH's
         Osborne 1 from 10 x0, where ``f`` is rounding noise at 1e-9 steps in a valley
-        of cancelling amplitudes, the full samples took 10,400 of its 30,000."""
-        count = min(6 * self.n + 6, 60)
-        first = min(count, self.n + 1)
+        of cancelling amplitudes, the full samples took 10,400 of its 30,000. At most
+        FIRST_SAMPLES are in the first round, and all rounds together cost at most
+        SAMPLES_SHARE of the evaluations spent so far. With 100 variables all 60 samples
+        were taken (12,060 evaluations) on a convex quadratic (Andrei's DQDRTIC, minimum
+        0) whose line search had failed at f = 1e-12, 1e-7 from its minimiser, where
+        gradients 1e-7 apart differ as much as they are long: 15,989 evaluations for the
+        first descent, scipy's BFGS 3,333 (the restart after it passed). Fewer samples
+        can only make the certificate harder to pass."""
+        first = min(6 * self.n + 6, 60, self.n + 1, FIRST_SAMPLES)
+        affordable = int(SAMPLES_SHARE * self.guard.nfev / (2 * self.n + 1))
+        count = max(first, min(6 * self.n + 6, 60, affordable))
         items = sample_gradients(self.p, z, 1e-7, first, self.rng)
         if self.guard.best_f < f or not items:
             return items
