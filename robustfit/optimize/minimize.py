@@ -84,6 +84,10 @@ MODEL_STILL_PROMISES = 1e-4
 CHEAP_SHARE = 0.1
 LARGE_RELATIVE_SLOPE = 1e-3
 EARLY_ITERATIONS = 3  # passes within this many iterations of a stage: Newton check
+# directions probed at such a pass where the Newton check is not affordable (each
+# finds the descent of a saddle whose negative curvature spans half the sign patterns
+# with probability 1/2)
+RANDOM_PROBES = 8
 _RETEST = object()
 
 # exploring runs (see options["explore"]) made where every local stage, and Powell
@@ -1060,6 +1064,11 @@ class _Run:
                            "floor; no evaluations left for the Newton check)")
         check = newton_decrement_test(self.p, z, f, g, gtol, free)
         if check is None:
+            if early and self.n > MAX_DIMENSION and free is None \
+                    and self._lower_along_random_directions(z, f):
+                self.doubted = True
+                return Verdict(False, np.inf, "small gradient (an early pass, and f is "
+                               "lower a variable's size away along a random direction)")
             return None
         if check.passed:
             # (the model leaves out variables f is flat in: a saturated logistic,
@@ -1083,6 +1092,30 @@ class _Run:
             return self._unless_lower_along_profiles(z, f, 0.1 * gtol * abs(f),
                                                      check.hessian)
         return None
+
+    def _lower_along_random_directions(self, z, f) -> bool:
+        """Whether ``f`` is lower at ``z ± v`` for one of RANDOM_PROBES directions ``v``
+        with entries of a variable's size and random signs (2 evaluations each): the
+        stand-in for the Newton check of an early pass where a Hessian costs too much.
+
+        Andrei's extended Hiebert function with 30 variables, from its standard start
+        0, passed before its first step: the gradient there is (-20, 0) per pair of
+        variables against f = 3.75e10, but the Hessian, [[2, -1e5], [-1e5, 0]] per
+        pair, is indefinite, and f falls by ~1e5 per pair along half of all sign
+        patterns. At a minimum no probe is lower; one lower by more than rounding is
+        a point to go on from (the best point now)."""
+        floor = f - 1e3 * EPS * max(1.0, abs(f))
+        sizes = self.p.fd_steps_of(z, 1.0)
+        for _ in range(RANDOM_PROBES):
+            v = sizes * self.rng.choice((-1.0, 1.0), size=self.n)
+            for sign in (1.0, -1.0):
+                value = self.p.value(z + sign * v)
+                if np.isfinite(value) and value < floor:
+                    self.log.add(self.guard.stage, "negative_curvature", f=f,
+                                 f_best=self.guard.best_f, reason="an early pass, and f "
+                                 "is lower a variable's size away along a random direction")
+                    return True
+        return False
 
     def _quasi_newton_move(self, z, g) -> float | None:
         """:func:`.newton.newton_move` with BFGS's inverse Hessian from the in-loop pass

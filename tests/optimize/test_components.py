@@ -256,3 +256,20 @@ def test_sampled_certificate_costs_at_most_what_the_run_spent():
     assert res.success, res.message
     assert res.fun <= 1e-10
     assert res.nfev <= 12_000  # 17,928 before
+
+
+def test_early_pass_beyond_the_hessian_dimension_is_probed_for_descent():
+    """Andrei's extended Hiebert function with 30 variables from its standard start 0:
+    the gradient, (-20, 0) per pair, is tiny against f = 3.75e10 and the relative test
+    passed before the first step, a saddle (the Hessian is [[2, -1e5], [-1e5, 0]] per
+    pair) claimed as a minimum. Random directions of a variable's size find the descent;
+    the run may end unconverged (scipy's BFGS and L-BFGS-B claim success at 1.25e10
+    and 3.75e10), never with a claim short of the minimum 0."""
+    def f(x):
+        a, b = x[0::2], x[1::2]
+        return float(np.sum((a - 10) ** 2 + (a * b - 5e4) ** 2))
+
+    res = robust_minimize(f, np.zeros(30), rng=0, maxfev=20_000)
+    assert res.fun < 3.7e10
+    assert not res.success or res.fun <= 1e-6, (res.fun, res.message)
+    assert any(e["kind"] == "negative_curvature" for e in res.events)
