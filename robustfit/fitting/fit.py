@@ -679,6 +679,20 @@ def _censored_as_exact(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor
     return Candidate(PSEUDO_COMPLETE, np.asarray(theta, dtype=float))
 
 
+def _refit_with_shape_held(spec, theta, j: int, value: float, start: str, target,
+                           fixed_z: dict, summary, gap_floor: float):
+    """The optimum from ``theta`` with shape ``j`` held at ``value`` (the other free
+    parameters re-fitted), or None where no start with it lies around the data."""
+    held = {**fixed_z, j: value}
+    cand = np.array(theta, dtype=float)
+    cand[j] = value
+    cand = fit_into_support(spec.dist, cand, held, summary, gap_floor)
+    if cand is None:
+        return None
+    return _optimize_from(spec, Candidate(start, cand), target, None, held, summary,
+                          gap_floor)
+
+
 def _off_domain_ends(spec, best, target, full, fixed_z, summary, gap_floor, attempts):
     """Where the best point has a shape on an end of its domain, profile that shape at a
     few interior values (the other parameters re-fitted with it held) and resume from the
@@ -688,14 +702,10 @@ def _off_domain_ends(spec, best, target, full, fixed_z, summary, gap_floor, atte
                                                   spec.n_shapes):
         inside = None  # (value on the target, theta)
         for v in interior_values(spec.dist, j, end, direction):
-            held = {**fixed_z, j: v}
-            cand = np.array(best.theta, dtype=float)
-            cand[j] = v
-            cand = fit_into_support(spec.dist, cand, held, summary, gap_floor)
-            if cand is None:
+            res = _refit_with_shape_held(spec, best.theta, j, v, "domain_end", target,
+                                         fixed_z, summary, gap_floor)
+            if res is None:
                 continue
-            res = _optimize_from(spec, Candidate("domain_end", cand), target, None, held,
-                                 summary, gap_floor)
             attempts.append(res.attempt)
             if res.theta is not None and (inside is None or res.value < inside[0]):
                 inside = (res.value, res.theta)
@@ -718,14 +728,10 @@ def _onto_closed_ends(spec: FitSpec, best, full, fixed_z: dict, summary, gap_flo
     where that is as likely (to rounding) or more: the optimiser only approaches such an
     end, and stops short of it where the likelihood flattens (see :mod:`.closed_ends`)."""
     for j, end in closed_ends_near(spec.dist, best.theta, fixed_z, spec.n_shapes):
-        held = {**fixed_z, j: end}
-        cand = np.array(best.theta, dtype=float)
-        cand[j] = end
-        cand = fit_into_support(spec.dist, cand, held, summary, gap_floor)
-        if cand is None:
+        res = _refit_with_shape_held(spec, best.theta, j, end, "closed_end", full, fixed_z,
+                                     summary, gap_floor)
+        if res is None:
             continue
-        res = _optimize_from(spec, Candidate("closed_end", cand), full, None, held,
-                             summary, gap_floor)
         attempts.append(res.attempt)
         if res.theta is None or not res.success:
             continue
