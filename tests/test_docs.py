@@ -24,7 +24,7 @@ DOCTEST_MODULES = [
     "robustfit.fitting.start_choice", "robustfit.fitting.closed_form",
     "robustfit.fitting.unimodal", "robustfit.fitting.quantiles",
     "robustfit.fitting.symmetries", "robustfit.fitting.domain_ends",
-    "robustfit.fitting.log_concave",
+    "robustfit.fitting.log_concave", "robustfit.fitting.accurate_logpdf",
 ]
 
 

@@ -1,5 +1,5 @@
 """Log-densities (and log-cdfs, for censored data) of scipy families whose own formula
-loses accuracy somewhere the likelihood's optimum may lie.
+loses accuracy somewhere the likelihood's optimum may lie, or is too slow to optimise.
 
 scipy's ``kappa4`` computes ``(1 - k*x)**(1/k)`` by a power of a rounded base: next to
 ``k = 0`` (the Gumbel-type members its formula switches to at exactly ``k == 0``) the
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from scipy import special
+from scipy import special, stats
 
 from .families import scipy_family_entry
 
@@ -59,7 +59,58 @@ def _kappa4_logsf(x, h, k):
         return np.log(-np.expm1(_kappa4_logcdf(x, h, k)))
 
 
-_ACCURATE: dict[str, Callable] = {"kappa4": _kappa4_logpdf}
+def _irwinhall_logpdf(x, n):
+    """``log pdf`` of the standard Irwin-Hall law (the sum of ``n`` uniforms), the
+    cardinal B-spline ``M_n`` by its recursion
+    ``M_k(t) = (t M_{k-1}(t) + (k - t) M_{k-1}(t - 1)) / (k - 1)``, whose terms are all
+    positive inside the support (no cancellation), vectorised over the observations.
+
+    scipy's ``_pdf`` builds a B-spline object per observation (``np.vectorize`` over
+    ``BSpline.basis_element``), 0.15 ms each: a fit of 1000 points took 5-36 s, nearly
+    all of it there, and scipy's acceptance case of 5000 points with its censored and
+    interval checks 100-300 s. Non-integer ``n`` (outside the family) goes to scipy's.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> x = np.array([0.3, 2.5, 7.9, 11.2])
+    >>> bool(np.allclose(_irwinhall_logpdf(x, 12.0), stats.irwinhall.logpdf(x, 12),
+    ...                  rtol=1e-12))
+    True
+    """
+    x, n = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(n, dtype=float))
+    out = np.empty(x.shape)
+    for value in np.unique(n):
+        rows = n == value
+        if value == np.floor(value) and 1 <= value <= _IRWINHALL_MAX_N:
+            out[rows] = _cardinal_bspline_log(x[rows], int(value))
+        else:
+            out[rows] = stats.irwinhall._logpdf(x[rows], value)
+    return out
+
+
+_IRWINHALL_MAX_N = 2000  # the recursion costs n**2 / 2 vector operations
+
+
+def _cardinal_bspline_log(x: np.ndarray, n: int) -> np.ndarray:
+    """``log M_n(x)``: with ``x = m + u`` (``0 <= u < 1``), ``b[i] = M_k(u + i)`` for
+    ``i < k`` is built up from ``M_1 = 1`` on ``[0, 1)``, and ``M_n(x) = b[m]``."""
+    inside = (x >= 0) & (x <= n)
+    m = np.clip(np.floor(np.where(inside, x, 0.0)), 0, n - 1).astype(int)
+    u = np.where(inside, x, 0.0) - m
+    b = np.ones((1, x.size))
+    for k in range(2, n + 1):
+        i = np.arange(k, dtype=float)[:, None]
+        lower = np.vstack([b, np.zeros((1, x.size))])      # M_{k-1}(u + i)
+        upper = np.vstack([np.zeros((1, x.size)), b])      # M_{k-1}(u + i - 1)
+        b = ((u + i) * lower + (k - u - i) * upper) / (k - 1)
+    with np.errstate(divide="ignore"):
+        values = np.log(np.take_along_axis(b, m[None, :], axis=0)[0])
+    return np.where(inside, values, -np.inf)
+
+
+_ACCURATE: dict[str, Callable] = {"kappa4": _kappa4_logpdf, "irwinhall": _irwinhall_logpdf}
 _ACCURATE_TAILS: dict[str, tuple[Callable, Callable]] = {
     "kappa4": (_kappa4_logcdf, _kappa4_logsf)}
 
