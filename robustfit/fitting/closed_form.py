@@ -72,13 +72,57 @@ def _expon(x, fixed):
 
 
 def _radial(k: float):
-    """Chi-type laws with k degrees of freedom and fixed loc: scale² = Σy²/(k n)."""
+    """Chi-type laws with k > 1 degrees of freedom, scale free: with loc fixed,
+    ``scale² = Σy²/(k n)``; with loc free, the gap ``δ = min(x) - loc`` is the one root
+    of the profile's slope (:func:`radial_gap`)."""
     def fn(x, fixed):
         loc, scale = _loc_scale(fixed, 0)
-        if loc is None or scale is not None:
+        if scale is not None:
             return None
+        if loc is None:
+            gap = radial_gap(x - np.min(x), k)
+            if gap is None:
+                return None
+            loc = float(np.min(x)) - gap
         return [loc, np.sqrt(np.mean((x - loc) ** 2) / k)]
     return fn
+
+
+def radial_gap(d: np.ndarray, k: float) -> float | None:
+    """The gap ``δ > 0`` below the smallest observation at which the profile likelihood
+    of a chi-type law (density ``∝ y^(k-1) e^(-y²/2s²) / s^k``, ``k > 1``) over loc
+    is largest, given ``d = x - min(x)``.
+
+    With ``s² = Σy²/(kn)`` the profile's slope in δ is
+    ``-(k-1) Σ 1/y + kn Σy / Σy²`` (``y = d + δ``): -inf as δ -> 0 (the smallest
+    observation's ``1/δ``) and ``n/δ > 0`` as δ -> inf. The density is log-concave, so
+    the likelihood is quasi-concave along loc (each loc is a line through the origin in
+    ``(1/s, -loc/s)``, where the negative log-likelihood is convex) and the root is
+    unique: scipy solves the same equation for rayleigh; maxwell has no ``fit`` of its
+    own. None for data without spread.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = np.array([0.0, 0.7, 1.1, 1.6, 2.9])
+    >>> gap = radial_gap(d, 2.0)
+    >>> y = d + gap
+    >>> bool(abs(-np.sum(1 / y) + 2 * y.size * np.sum(y) / np.sum(y * y)) < 1e-9)
+    True
+    """
+    top = float(np.max(d))
+    if not top > 0 or not k > 1:
+        return None
+    n = d.size
+
+    def slope(t: float) -> float:
+        y = d + math.exp(t)
+        return float(-(k - 1.0) * np.sum(1.0 / y) + k * n * np.sum(y) / np.sum(y * y))
+
+    lo, hi = math.log(top) - 40.0, math.log(top) + 40.0
+    if not (slope(lo) < 0 < slope(hi)):
+        return None
+    return math.exp(optimize.brentq(slope, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps))
 
 
 _register("maxwell")(_radial(3.0))

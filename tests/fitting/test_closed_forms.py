@@ -374,3 +374,30 @@ def test_loguniform_with_fixed_scale_is_the_free_fit_moved_along_the_ridge(scale
                                [free[0] * free[3], free[1] * free[3], free[2]], rtol=1e-10)
     truth = -np.sum(stats.loguniform.logpdf(x, 0.01, 1.25, scale=scale))
     assert held.nll <= truth
+
+
+@pytest.mark.parametrize("name", ["rayleigh", "maxwell"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_radial_laws_with_free_loc_are_the_profile_maximum(name, seed):
+    """loc free: the gap below the minimum is the one root of the profile's slope (a
+    log-concave density). Reference: Nelder-Mead at tight tolerances from scipy's fit
+    (an override for rayleigh; maxwell has none)."""
+    from scipy import optimize
+
+    dist = getattr(stats, name)
+    x = draw(dist, (), 0.5, 2.0, seed=seed)
+    ours = robustfit.fit(dist, x)
+    assert ours.start == "closed_form" and ours.success
+    assert ours[0] < np.min(x)
+
+    def objective(p):
+        value = dist.nnlf((p[0], np.exp(p[1])), x)
+        return value if np.isfinite(value) else 1e300
+
+    ref = dist.fit(x)
+    simplex = optimize.minimize(objective, [ref[0] - 1e-3, np.log(ref[1])],
+                                method="Nelder-Mead",
+                                options={"xatol": 1e-12, "fatol": 1e-13, "maxfev": 5000})
+    assert ours.nll <= simplex.fun + 1e-9 * abs(ours.nll)
+    assert ours.nll <= nll(dist, ref, x) + 1e-9 * abs(ours.nll)
+    np.testing.assert_allclose(ours, [simplex.x[0], np.exp(simplex.x[1])], rtol=1e-6)

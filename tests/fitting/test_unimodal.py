@@ -30,16 +30,17 @@ def test_free_shapes_or_moments_are_never_single():
 
 
 def test_one_start_reaches_the_global_maximum():
-    # (logistic, the first example here, is now solved by Newton without a start:
-    # test_log_concave.py); maxwell with a free loc goes through the optimiser
-    x = stats.maxwell.rvs(loc=3.0, scale=2.0, size=400, random_state=3)
-    res = robustfit.fit(stats.maxwell, x)
+    # (logistic and maxwell, the first examples here, are now exact MLEs without a
+    # start: test_log_concave.py, test_closed_forms.py); semicircular goes through the
+    # optimiser
+    x = stats.semicircular.rvs(loc=3.0, scale=2.0, size=400, random_state=3)
+    res = robustfit.fit(stats.semicircular, x)
     assert res.success
     assert [a.stage for a in res.attempts].count("optimize") == 1
 
     # independent reference: Nelder-Mead on scipy's own nnlf from a spread of starts
     def nll(p):
-        value = stats.maxwell.nnlf((p[0], np.exp(p[1])), x)
+        value = stats.semicircular.nnlf((p[0], np.exp(p[1])), x)
         return value if np.isfinite(value) else 1e300  # loc beyond an observation
 
     ref = min((optimize.minimize(nll, [m, np.log(s)], method="Nelder-Mead",
