@@ -99,41 +99,39 @@ def log_concave_mle(potential: Potential, x: np.ndarray, loc: float | None = Non
     True
     """
     x = np.asarray(x, dtype=float)
-    n = x.size
     if loc is not None and scale is not None:
         return [float(loc), float(scale)]
+    if x.size == 0:
+        return None
     centre = float(np.median(x)) if loc is None else float(loc)
     spread = float(np.mean(np.abs(x - centre))) if scale is None else float(scale)
-    if n == 0 or not spread > 0 or not np.isfinite(spread):
+    if not spread > 0 or not np.isfinite(spread):
         return None
-    # free coordinates: (a, b), (a,) with b = -a loc, or (b,) with a = 1/scale
+    # free coordinates v, with (a, b) = offset + J v: (a, b) itself, a alone with
+    # b = -a loc, or b alone with a = 1/scale
     if loc is None and scale is None:
-        def unpack(v):
-            return v[0], v[1]
+        offset, J = np.zeros(2), np.eye(2)
         v = np.array([1.0 / spread, -centre / spread])
     elif loc is None:
-        a_fixed = 1.0 / spread
-
-        def unpack(v):
-            return a_fixed, v[0]
-        v = np.array([-centre * a_fixed])
+        offset, J = np.array([1.0 / spread, 0.0]), np.array([[0.0], [1.0]])
+        v = np.array([-centre / spread])
     else:
-        def unpack(v):
-            return v[0], -v[0] * centre
+        offset, J = np.zeros(2), np.array([[1.0], [-centre]])
         v = np.array([1.0 / spread])
     with np.errstate(all="ignore"):
-        v = _newton(potential, x, v, unpack, loc, scale)
+        v = _newton(potential, x, v, offset, J)
     if v is None:
         return None
-    a, b = unpack(v)
+    a, b = offset + J @ v
     return [float(-b / a), float(1.0 / a)]
 
 
-def _newton(potential: Potential, x, v, unpack, loc, scale):
+def _newton(potential: Potential, x, v, offset, J):
+    """Damped Newton on ``NLL(offset + J v)`` from ``v``; None where it fails."""
     n = x.size
 
     def value(w):
-        a, b = unpack(w)
+        a, b = offset + J @ w
         if not a > 0:
             return np.inf
         return float(-n * np.log(a) + np.sum(potential.psi(a * x + b)))
@@ -142,23 +140,15 @@ def _newton(potential: Potential, x, v, unpack, loc, scale):
     if not np.isfinite(f):
         return None
     for _ in range(MAX_NEWTON_STEPS):
-        a, b = unpack(v)
+        a, b = offset + J @ v
         y = a * x + b
         d1, d2 = potential.d1(y), potential.d2(y)
-        # derivatives in (a, b), then restricted to the free coordinates
-        g_a = -n / a + float(np.dot(d1, x))
-        g_b = float(np.sum(d1))
-        h_aa = n / (a * a) + float(np.dot(d2, x * x))
-        h_ab = float(np.dot(d2, x))
-        h_bb = float(np.sum(d2))
-        if scale is None and loc is None:
-            g = np.array([g_a, g_b])
-            h = np.array([[h_aa, h_ab], [h_ab, h_bb]])
-        elif loc is None:  # a held
-            g, h = np.array([g_b]), np.array([[h_bb]])
-        else:  # b = -a loc: d/da = d_a - loc d_b
-            g = np.array([g_a - loc * g_b])
-            h = np.array([[h_aa - 2.0 * loc * h_ab + loc * loc * h_bb]])
+        # gradient and Hessian in (a, b), then in the free coordinates
+        cross = float(np.dot(d2, x))
+        g_ab = np.array([-n / a + float(np.dot(d1, x)), float(np.sum(d1))])
+        h_ab = np.array([[n / (a * a) + float(np.dot(d2, x * x)), cross],
+                         [cross, float(np.sum(d2))]])
+        g, h = J.T @ g_ab, J.T @ h_ab @ J
         if not np.all(np.isfinite(g)) or not np.all(np.isfinite(h)):
             return None
         try:

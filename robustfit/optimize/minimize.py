@@ -38,6 +38,7 @@ from .inputs import check_inputs
 from .newton import (
     MAX_DIMENSION,
     hessian_cost,
+    model_move,
     newton_decrement_test,
     newton_move,
 )
@@ -107,9 +108,9 @@ PERCENT_LOWERS = 1e-3  # a 1% move lowering f by this much (relative) withdraws 
 NEWTON_MOVE_NEGLIGIBLE = 1e-6
 # the share of the evaluations left that the gradient-sampling stage may spend
 GRADIENT_SAMPLING_SHARE = 0.25
-# the first n + 1 gradients sampled near a point (at most FIRST_SAMPLES) agree to this
-# fraction of their mean, and that mean is this many gtol from stationary: the rest are
-# not sampled
+# the first round of gradients sampled near a point (n + 1 of them, at most
+# FIRST_SAMPLES) agree to this fraction of their mean, and that mean is this many gtol
+# from stationary: the rest are not sampled
 AGREEING_SAMPLES = 1e-2
 FAR_FROM_STATIONARY = 100.0
 FIRST_SAMPLES = 11
@@ -934,24 +935,23 @@ class _Run:
         return verdict
 
     def _sampled_gradients(self, z, f) -> list:
-        """Verified gradients at up to ``min(6 n + 6, 60)`` points within 1e-7 of
-        ``z`` (the gradient-sampling certificate), in two rounds. The rest are not
-        sampled where the first ``n + 1`` points found a lower one (the caller tests
-        that instead), yielded no verified gradient (``f`` is not resolved at the
-        verification's steps: rounding noise, not a kink, which a few of the steps
-        straddle), or agree to AGREEING_SAMPLES of their mean, far from stationary
-        (``f`` is smooth and sloped there; at a kink, samples on its two sides differ
-        by the jump). Each verified gradient costs ``2 n + 1`` evaluations: on MGH's
-        Osborne 1 from 10 x0, where ``f`` is rounding noise at 1e-9 steps in a valley
-        of cancelling amplitudes, the full samples took 10,400 of its 30,000. At most
-        FIRST_SAMPLES are in the first round, and all rounds together cost at most
-        SAMPLES_SHARE of the evaluations spent so far. With 100 variables all 60 samples
-        were taken (12,060 evaluations) on a convex quadratic (Andrei's DQDRTIC, minimum
-        0) whose line search had failed at f = 1e-12, 1e-7 from its minimiser, where
-        gradients 1e-7 apart differ as much as they are long: 15,989 evaluations for the
-        first descent, scipy's BFGS 3,333 (the restart after it passed). Fewer samples
-        can only make the certificate harder to pass."""
-        first = min(6 * self.n + 6, 60, self.n + 1, FIRST_SAMPLES)
+        """Verified gradients at up to ``min(6 n + 6, 60)`` points within 1e-7 of ``z`` (the
+        gradient-sampling certificate), in two rounds. The rest are not sampled where the first
+        round (``n + 1`` points, at most FIRST_SAMPLES) found a lower one (the caller tests that
+        instead), yielded no verified gradient (``f`` is not resolved at the verification's
+        steps: rounding noise, not a kink, which a few of the steps straddle), or agree to
+        AGREEING_SAMPLES of their mean, far from stationary (``f`` is smooth and sloped there;
+        at a kink, samples on its two sides differ by the jump). Each verified gradient costs
+        ``2 n + 1`` evaluations: on MGH's Osborne 1 from 10 x0, where ``f`` is rounding noise at
+        1e-9 steps in a valley of cancelling amplitudes, the full samples took 10,400 of its
+        30,000. At most FIRST_SAMPLES are in the first round, and all rounds together cost at
+        most SAMPLES_SHARE of the evaluations spent so far. With 100 variables all 60 samples
+        were taken (12,060 evaluations) on a convex quadratic (Andrei's DQDRTIC, minimum 0)
+        whose line search had failed at f = 1e-12, 1e-7 from its minimiser, where gradients 1e-7
+        apart differ as much as they are long: 15,989 evaluations for the first descent, scipy's
+        BFGS 3,333 (the restart after it passed). Fewer samples can only make the certificate
+        harder to pass."""
+        first = min(self.n + 1, FIRST_SAMPLES)
         affordable = int(SAMPLES_SHARE * self.guard.nfev / (2 * self.n + 1))
         count = max(first, min(6 * self.n + 6, 60, affordable))
         items = sample_gradients(self.p, z, 1e-7, first, self.rng)
@@ -1137,8 +1137,7 @@ class _Run:
         step = -(inv_hess @ g)
         if not np.all(np.isfinite(step)):
             return None
-        self.p.value(z + step)  # (kept as the best point where it is lower)
-        return float(np.max(np.abs(step) / self.p.fd_steps_of(z, 1.0)))
+        return model_move(self.p, z, step)
 
     def _unless_lower_along_profiles(self, z, f, tol, H) -> Verdict | None:
         """None (the pass stands), or a failure where ``f`` falls along the profile

@@ -282,8 +282,14 @@ def newton_move(p: ScaledProblem, z: np.ndarray, f: float,
     model = _newton_step(H, g)
     if model is None:
         return None
-    step = model[0]
-    p.value(z + step)  # (kept as the best point where it is lower)
+    return model_move(p, z, model[0])
+
+
+def model_move(p: ScaledProblem, z: np.ndarray, step: np.ndarray) -> float:
+    """The largest move of a variable by ``step`` (a model's step to its minimum),
+    relative to the variable's size; ``z + step`` is evaluated (and kept as the best
+    point where it is lower)."""
+    p.value(z + step)
     return float(np.max(np.abs(step) / p.fd_steps_of(z, 1.0)))
 
 
