@@ -24,6 +24,24 @@ def test_nist_problem_whose_first_descent_saturates_is_solved(name):
     assert res.fun == pytest.approx(p.fun(res.x), rel=0, abs=0)
 
 
+def test_a_nearly_saturated_model_is_a_plateau_too():
+    # BoxBOD from (1.126, 0.906): the first descent ran b2 to 30, where exp(-30 x) is
+    # 1e-13 and f changes by 7e-15 of itself as b2 moves by a thousandth; f is not
+    # exactly flat there, and the small-gradient test passed 8.4x above the minimum
+    p = NIST["BoxBOD_start1"]
+    res = robust_minimize(p.fun, [1.12649152, 0.90606492], rng=0)
+    assert res.success and p.solved(res.fun), (res.fun, p.fstar)
+    assert ("bfgs", "plateau") in [(e["stage"], e["kind"]) for e in res.events]
+
+
+def test_a_minimum_with_a_large_constant_is_not_a_plateau():
+    # f = 1e4 + curvature of 1: a thousandth of x's size changes f by 1e-10 of itself
+    res = robust_minimize(lambda x: 1e4 + (x[0] - 3.0) ** 2 + (x[1] + 2.0) ** 2,
+                          [0.0, 0.0], rng=0)
+    assert res.success and np.allclose(res.x, [3.0, -2.0], atol=1e-5)
+    assert "plateau" not in [e["kind"] for e in res.events]
+
+
 def test_flat_region_of_minima_is_a_success():
     def f(x):
         return (x[0] - 1.0) ** 2 + max(0.0, 5.0 - x[1]) ** 2
