@@ -15,6 +15,7 @@ from scipy import stats
 
 from .accurate_logpdf import accurate_log_tails, accurate_logpdf
 from .families import scipy_family_entry
+from .interval_quadrature import log_interval_probabilities
 
 _DEFAULT_ARGCHECK = stats.rv_continuous._argcheck
 _DEFAULT_GET_SUPPORT = stats.rv_continuous._get_support
@@ -241,6 +242,18 @@ class CompleteNLL:
             self._batch_ok = False
         return single
 
+    def logpdf_at(self, u: np.ndarray, shapes: tuple) -> np.ndarray:
+        """The standard log-density at the points ``u`` (any shape): the private or
+        accurate ``_logpdf`` where it takes scalar shapes, else the public ``logpdf``."""
+        if self._private_ok and self._scalar_ok:
+            try:
+                out = np.asarray(self._logpdf(u, *shapes), dtype=float)
+                if out.shape == np.shape(u):
+                    return out
+            except Exception:
+                pass
+        return np.asarray(self.dist.logpdf(u, *shapes), dtype=float)
+
     def _sum_logpdf(self, shapes, loc, scale) -> float:
         u = (self.z - loc) / scale
         if self._private_ok and self._scalar_ok:
@@ -316,13 +329,30 @@ class CensoredNLL:
                     if self.right.size:
                         total += np.sum(d.logsf(self.right, *shapes, loc=loc, scale=scale))
                     if self.lo.size:
-                        total += np.sum(_log_interval_prob(d, self.lo, self.hi, shapes,
-                                                           loc, scale))
+                        total += self._interval_terms(shapes, loc, scale)
             except Exception:
                 return np.inf
         if not np.isfinite(total):
             return np.inf
         return float(nll - total)
+
+
+    def _interval_terms(self, shapes, loc, scale) -> float:
+        """The intervals' log-probabilities: by quadrature of the density where it is
+        smooth across them (:mod:`.interval_quadrature`; scipy's cdf of gausshyper is a
+        numerical integral, and 15 intervals took 10 s of a 10.5 s fit), the others
+        from the cdf."""
+        lo = (self.lo - loc) / scale
+        hi = (self.hi - loc) / scale
+        values, done = log_interval_probabilities(
+            lambda u: self.complete.logpdf_at(u, shapes), lo, hi,
+            support(self.dist, shapes))
+        total = float(np.sum(values[done]))
+        rest = ~done
+        if np.any(rest):
+            total += float(np.sum(_log_interval_prob(self.dist, self.lo[rest],
+                                                     self.hi[rest], shapes, loc, scale)))
+        return total
 
 
 def _censored_terms(d, tails, data, shapes, loc, scale) -> float:
