@@ -1302,13 +1302,13 @@ class _Run:
         return g
 
     def _plateau(self, z, f, g) -> list[int]:
-        """Coordinates in which ``z`` sits on a plateau: ``f`` is exactly the same a
-        thousandth of the coordinate's size away on both sides (the inside one at a
-        bound), and the gradient says as much, although a gradient seen earlier in the
-        run was not zero there.
+        """Coordinates in which ``z`` sits on a plateau: ``f`` is the same to
+        PLATEAU_FLAT of itself a thousandth of the coordinate's size away on both sides
+        (the inside one at a bound), and the gradient says as much, although a gradient
+        seen earlier in the run was not zero there.
         A saturated model -- ``exp(-b x)`` underflowing once ``b`` ran off to 90 in
-        NIST's BoxBOD -- passes the small-gradient test there at no minimum; a variable
-        ``f`` never depended on is not a plateau."""
+        NIST's BoxBOD, or at 1e-13 with ``b`` at 30 -- passes the small-gradient test
+        there at no minimum; a variable ``f`` never depended on is not a plateau."""
         flat = []
         steps = 1e-3 * np.maximum(np.abs(z), self.p.typical)
         # the slope promises no change of f beyond its rounding a step away (exactly
@@ -1333,7 +1333,7 @@ class _Run:
         self.plateau = flat
         if flat:
             self.log.add(self.guard.stage, "plateau", coordinates=flat, f=f,
-                         reason="f is exactly flat in these coordinates here, not where "
+                         reason="f is flat in these coordinates here, not where "
                          "the run began")
         return flat
 
