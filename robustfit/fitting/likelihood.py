@@ -336,7 +336,6 @@ class CensoredNLL:
             return np.inf
         return float(nll - total)
 
-
     def _interval_terms(self, shapes, loc, scale) -> float:
         """The intervals' log-probabilities: by quadrature of the density where it is
         smooth across them (:mod:`.interval_quadrature`; scipy's cdf of gausshyper is a
