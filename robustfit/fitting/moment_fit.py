@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -16,12 +18,13 @@ def moment_objective(dist, z: np.ndarray, n_free: int):
     data_moments = np.array([np.mean(z ** k) for k in orders])
     weights = 1.0 / (1.0 + data_moments ** 2)
 
+    count = len(orders)
+
     def objective(theta) -> float:
         shapes, loc, scale = tuple(theta[:-2]), theta[-2], theta[-1]
         try:
             with np.errstate(all="ignore"):
-                model = np.array([float(dist.moment(k, *shapes, loc=loc, scale=scale))
-                                  for k in orders])
+                model = raw_moments(dist, shapes, loc, scale, count)
         except Exception:
             return np.inf
         if not np.all(np.isfinite(model)):
@@ -30,3 +33,42 @@ def moment_objective(dist, z: np.ndarray, n_free: int):
 
     objective.n = 1
     return objective
+
+
+def raw_moments(dist, shapes: tuple, loc: float, scale: float, count: int) -> np.ndarray:
+    """The first ``count`` raw moments ``E[X**k]`` of ``dist(*shapes, loc, scale)``.
+
+    The first four come from one ``dist.stats(moments="mvsk")`` call (mean, variance,
+    skewness, excess kurtosis): scipy's ``moment(k)`` ignores a family's closed-form
+    ``_stats`` for k = 2 and 3 and integrates ``ppf`` numerically (johnsonsu: 40 ms a
+    moment against 0.1 ms for all four statistics, and a fit by the method of moments
+    of 1000 points ran past 300 s). Higher orders come from ``dist.moment``.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> raw_moments(stats.norm, (), 1.0, 2.0, 4).tolist()   # 1, 4 + 1, 3*4 + 1, ...
+    [1.0, 5.0, 13.0, 73.0]
+    """
+    out = np.empty(count)
+    if count == 1:
+        out[0] = float(dist.stats(*shapes, loc=loc, scale=scale, moments="m"))
+        return out
+    m, v, *rest = (float(value) for value in dist.stats(
+        *shapes, loc=loc, scale=scale, moments="mvsk"[:min(count, 4)]))
+    sd = np.sqrt(v)
+    central = [0.0, v]  # E[(X - m)^k] for k = 1, 2, then 3 and 4 from skewness, kurtosis
+    if count >= 3:
+        central.append(rest[0] * sd ** 3)
+    if count >= 4:
+        central.append((rest[1] + 3.0) * v ** 2)
+    for k in range(1, min(count, 4) + 1):
+        # E[X^k] = sum_j C(k, j) E[(X - m)^j] m^(k - j)
+        total = m ** k
+        for j in range(2, k + 1):
+            total += math.comb(k, j) * central[j - 1] * m ** (k - j)
+        out[k - 1] = total
+    for k in range(5, count + 1):
+        out[k - 1] = float(dist.moment(k, *shapes, loc=loc, scale=scale))
+    return out
+
