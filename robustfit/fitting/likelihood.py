@@ -388,12 +388,13 @@ def _censored_terms(d, tails, data, shapes, loc, scale) -> float:
 
 
 def _log_interval_prob(d, lo, hi, shapes, loc, scale):
-    """``log(P(lo < X <= hi))``, via the sf in the upper tail to avoid cancellation."""
+    """``log(P(lo < X <= hi))``, via the sf above the median to avoid cancellation
+    (the side told by ``cdf(lo)``: the median itself is a root-finding on the cdf where
+    scipy has no closed-form ppf)."""
     kw = dict(loc=loc, scale=scale)
-    med = d.median(*shapes, **kw)
-    upper = lo > med
-    out = np.empty_like(lo)
-    out[upper] = np.log(d.sf(lo[upper], *shapes, **kw) - d.sf(hi[upper], *shapes, **kw))
-    low = ~upper
-    out[low] = np.log(d.cdf(hi[low], *shapes, **kw) - d.cdf(lo[low], *shapes, **kw))
+    c_lo = np.asarray(d.cdf(lo, *shapes, **kw), dtype=float)
+    out = np.log(np.asarray(d.cdf(hi, *shapes, **kw), dtype=float) - c_lo)
+    upper = c_lo > 0.5
+    if np.any(upper):
+        out[upper] = np.log(d.sf(lo[upper], *shapes, **kw) - d.sf(hi[upper], *shapes, **kw))
     return out
