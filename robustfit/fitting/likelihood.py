@@ -343,9 +343,12 @@ class CensoredNLL:
         from the cdf."""
         lo = (self.lo - loc) / scale
         hi = (self.hi - loc) / scale
-        values, done = log_interval_probabilities(
-            lambda u: self.complete.logpdf_at(u, shapes), lo, hi,
-            support(self.dist, shapes))
+        try:
+            values, done = log_interval_probabilities(
+                lambda u: self.complete.logpdf_at(u, shapes), lo, hi,
+                support(self.dist, shapes))
+        except Exception:  # (a user's density that takes no 2-D array: the cdf alone)
+            values, done = np.full(lo.shape, np.nan), np.zeros(lo.shape, dtype=bool)
         total = float(np.sum(values[done]))
         rest = ~done
         if np.any(rest):
