@@ -128,6 +128,30 @@ def test_a_fit_to_tiny_data_from_a_far_start_reaches_its_parameters(magnitude):
     np.testing.assert_allclose(res.x, ref.x, rtol=1e-5)
 
 
+def test_a_model_step_that_lowers_f_by_a_seventh_is_not_a_zero_approached():
+    # amplitude * exp(-rate t) + offset on data of 1e-7 from (1, 1, 0), no bounds: at RSS
+    # 2.1e-14 (zero in the start's unit) a 1% move lowered f, and BFGS's model step,
+    # negligible against the start's sizes, lowered it by a seventh to 1.8e-14; the
+    # pass stood with the rate at 1.26 (the minimum, 4.2e-19, has it at 0.40). Near a
+    # zero of f the model's point is decades lower; here it was not
+    from scipy.optimize import least_squares
+
+    t = np.linspace(0, 10, 50)
+    rng = np.random.default_rng(1)
+    y = 1e-7 * (1.5 * np.exp(-0.4 * t) + 0.3) + 1e-10 * rng.standard_normal(t.size)
+
+    def residuals(p):
+        return y - (p[0] * np.exp(-p[1] * t) + p[2])
+
+    ref = least_squares(residuals, [1e-7, 1.0, 0.0], x_scale="jac", xtol=1e-15,
+                        ftol=1e-15, gtol=1e-15)
+    res = robust_minimize(lambda p: float(np.sum(residuals(p) ** 2)), [1.0, 1.0, 0.0],
+                          rng=0)
+    assert not res.success or res.fun <= 1.001 * np.sum(ref.fun ** 2), res.fun
+    assert res.success
+    assert res.x[1] == pytest.approx(ref.x[1], rel=1e-4)
+
+
 def test_a_bounded_fit_to_tiny_data_gets_its_second_order_check():
     # amplitude * exp(-rate t) + offset on data of 1e-7, amplitude >= 0: the amplitude
     # sat at 1.7e-7 (started at 1), within the Hessian's step of its bound at 0, so the
