@@ -128,6 +128,18 @@ def test_a_fit_to_tiny_data_from_a_far_start_reaches_its_parameters(magnitude):
     np.testing.assert_allclose(res.x, ref.x, rtol=1e-5)
 
 
+def _decay_with_offset(seed: int):
+    """Residuals of ``amplitude * exp(-rate t) + offset`` against data of 1e-7."""
+    t = np.linspace(0, 10, 50)
+    rng = np.random.default_rng(seed)
+    y = 1e-7 * (1.5 * np.exp(-0.4 * t) + 0.3) + 1e-10 * rng.standard_normal(t.size)
+
+    def residuals(p):
+        return y - (p[0] * np.exp(-p[1] * t) + p[2])
+
+    return residuals
+
+
 def test_a_model_step_that_lowers_f_by_a_seventh_is_not_a_zero_approached():
     # amplitude * exp(-rate t) + offset on data of 1e-7 from (1, 1, 0), no bounds: at RSS
     # 2.1e-14 (zero in the start's unit) a 1% move lowered f, and BFGS's model step,
@@ -136,13 +148,7 @@ def test_a_model_step_that_lowers_f_by_a_seventh_is_not_a_zero_approached():
     # zero of f the model's point is decades lower; here it was not
     from scipy.optimize import least_squares
 
-    t = np.linspace(0, 10, 50)
-    rng = np.random.default_rng(1)
-    y = 1e-7 * (1.5 * np.exp(-0.4 * t) + 0.3) + 1e-10 * rng.standard_normal(t.size)
-
-    def residuals(p):
-        return y - (p[0] * np.exp(-p[1] * t) + p[2])
-
+    residuals = _decay_with_offset(seed=1)
     ref = least_squares(residuals, [1e-7, 1.0, 0.0], x_scale="jac", xtol=1e-15,
                         ftol=1e-15, gtol=1e-15)
     res = robust_minimize(lambda p: float(np.sum(residuals(p) ** 2)), [1.0, 1.0, 0.0],
@@ -159,13 +165,7 @@ def test_a_bounded_fit_to_tiny_data_gets_its_second_order_check():
     # the rate at 1.23 against 0.40; steps of the variable's own size fit inside
     from scipy.optimize import least_squares
 
-    t = np.linspace(0, 10, 50)
-    rng = np.random.default_rng(5)
-    y = 1e-7 * (1.5 * np.exp(-0.4 * t) + 0.3) + 1e-10 * rng.standard_normal(t.size)
-
-    def residuals(p):
-        return y - (p[0] * np.exp(-p[1] * t) + p[2])
-
+    residuals = _decay_with_offset(seed=5)
     bounds = [(0, np.inf), (0, 10), (-1, 1)]
     lo, hi = np.array(bounds).T
     ref = least_squares(residuals, [1.0, 1.0, 0.0], bounds=(lo, hi), x_scale="jac",
