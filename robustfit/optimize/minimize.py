@@ -1030,7 +1030,7 @@ class _Run:
                 if move is None:
                     move = self._quasi_newton_move(z, g)
                 after = self.guard.best_f
-                if move is not None and move <= NEWTON_MOVE_NEGLIGIBLE and (
+                if move is not None and move <= NEWTON_MOVE_NEGLIGIBLE and before > 0 and (
                         after <= ZERO_APPROACHED * before
                         or after >= (1 - PERCENT_LOWERS) * before):
                     # (the Newton point is the best one now where lower: near a zero of
@@ -1041,7 +1041,7 @@ class _Run:
                     # Hessian from curvatures of the start's scale, an exponential plus
                     # offset fitted to data of 1e-7 passed at RSS 1.8e-14 (its model
                     # point 13% lower) with its rate at 1.26, the minimum 4.2e-19 at
-                    # 0.40)
+                    # 0.40. A probe that found f below 0 says f was no zero either)
                     return None
                 self.doubted = True
                 # and the start's unit was too coarse for this f: from the next stage
