@@ -99,12 +99,15 @@ def _cardinal_bspline_log(x: np.ndarray, n: int) -> np.ndarray:
     inside = (x >= 0) & (x <= n)
     m = np.clip(np.floor(np.where(inside, x, 0.0)), 0, n - 1).astype(int)
     u = np.where(inside, x, 0.0) - m
-    b = np.ones((1, x.size))
+    b = np.zeros((n, x.size))  # rows 0 .. k-1 hold M_k(u + i) after step k
+    b[0] = 1.0
+    rows = np.arange(n, dtype=float)[:, None]
     for k in range(2, n + 1):
-        i = np.arange(k, dtype=float)[:, None]
-        lower = np.vstack([b, np.zeros((1, x.size))])      # M_{k-1}(u + i)
-        upper = np.vstack([np.zeros((1, x.size)), b])      # M_{k-1}(u + i - 1)
-        b = ((u + i) * lower + (k - u - i) * upper) / (k - 1)
+        previous = b[:k - 1].copy()                       # M_{k-1}(u + i), i < k - 1
+        b[:k - 1] = (u + rows[:k - 1]) * previous
+        b[k - 1] = 0.0
+        b[1:k] += (k - u - rows[1:k]) * previous          # M_{k-1}(u + i - 1)
+        b[:k] /= k - 1
     with np.errstate(divide="ignore"):
         values = np.log(np.take_along_axis(b, m[None, :], axis=0)[0])
     return np.where(inside, values, -np.inf)

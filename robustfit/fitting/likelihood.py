@@ -245,14 +245,15 @@ class CompleteNLL:
     def logpdf_at(self, u: np.ndarray, shapes: tuple) -> np.ndarray:
         """The standard log-density at the points ``u`` (any shape): the private or
         accurate ``_logpdf`` where it takes scalar shapes, else the public ``logpdf``."""
+        out = None
         if self._private_ok and self._scalar_ok:
             try:
                 out = np.asarray(self._logpdf(u, *shapes), dtype=float)
-                if out.shape == np.shape(u):
-                    return out
             except Exception:
-                pass
-        return np.asarray(self.dist.logpdf(u, *shapes), dtype=float)
+                out = None  # (the public logpdf below)
+        if out is None or out.shape != np.shape(u):
+            out = np.asarray(self.dist.logpdf(u, *shapes), dtype=float)
+        return out
 
     def _sum_logpdf(self, shapes, loc, scale) -> float:
         u = (self.z - loc) / scale
