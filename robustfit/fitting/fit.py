@@ -40,6 +40,7 @@ from .sufficient import sufficient_statistic_fit
 from .symmetries import absorbs_fixed_scale, at_scale, canonical_scale
 from .tight_ends import tighten_shape_ends
 from .unimodal import single_maximum
+from .user_optimizer import USER_OPTIMIZER, run_user_optimizer
 
 SCORE_SIZE = 2000  # observations used to rank starting candidates
 OPTIMIZE_SIZE = 20000  # above this, optimise on a stratified subsample, then polish
@@ -131,7 +132,13 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
         for a given seed; the default is a fixed seed).
     **kwds
         ``loc=``, ``scale=`` (guesses); ``floc``, ``fscale``, ``f0``.., ``f<shape>``,
-        ``fix_<shape>`` (fixed values); ``method="MLE"`` or ``"MM"``.
+        ``fix_<shape>`` (fixed values); ``method="MLE"`` or ``"MM"``;
+        ``optimizer=`` as ``dist.fit`` takes it, ``optimizer(func, x0, args=(),
+        disp=0)`` returning the free parameters: called once from robustfit's optimum,
+        on the same objective in standardised coordinates; a lower point it finds is
+        polished and kept (start ``"user_optimizer"``), and its outcome, or the error
+        it raised, is recorded in ``attempts``. Like scipy's closed-form fits, an exact
+        MLE does not call it.
 
     Returns
     -------
@@ -492,9 +499,11 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
         exact = exact_candidate(dist, z_all, fixed_z)
         nll = CompleteNLL(dist, zd.uncensored, ceiling=ceiling)(exact.theta) if exact else None
         if exact is not None and np.isfinite(nll):  # no other start can do better
+            # (nor can a user's optimizer=: like scipy's closed-form fits, not called)
+            note = "; optimizer= not called" if spec.optimizer is not None else ""
             return exact.theta, nll, True, "closed-form MLE", exact.start, [
                 Attempt(exact.start, "exact", tuple(exact.theta), tuple(exact.theta), nll,
-                        True, "closed-form maximum-likelihood estimate", 1)]
+                        True, f"closed-form maximum-likelihood estimate{note}", 1)]
     summary = SampleSummary.from_data(z_all)
     if zd.censored:
         full = CensoredNLL(dist, zd.uncensored, zd.left, zd.right, zd.lo, zd.hi)
@@ -598,6 +607,9 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
             break  # enough starts, one converged
     if best is None:
         return _no_valid_start(spec, fixed_z, attempts)
+    if spec.optimizer is not None:
+        best = _after_user_optimizer(spec, best, target, full, objective, fixed_z, summary,
+                                     gap_floor, attempts)
     if objective is None and not zd.censored:
         best = _off_domain_ends(spec, best, target, full, fixed_z, summary, gap_floor,
                                 attempts)
@@ -668,8 +680,9 @@ def _censored_as_exact(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor
     pseudo = np.sort(np.concatenate([zd.uncensored, 0.5 * (zd.lo + zd.hi), zd.left,
                                      zd.right]))
     empty = pseudo[:0]
-    theta, _, success, message, start, _ = _fit_standardized(
-        spec, FitData(pseudo, empty, empty, empty, empty, 0), fixed_z, rng, gap_floor)
+    theta, _, success, message, start, _ = _fit_standardized(  # (the user's optimizer
+        replace(spec, optimizer=None),                       # runs on the censored fit)
+        FitData(pseudo, empty, empty, empty, empty, 0), fixed_z, rng, gap_floor)
     value = full(theta)  # (inf where the fit found no parameters: NaN)
     attempts.append(Attempt(start, "start", tuple(theta), tuple(theta), float(value),
                             bool(success and np.isfinite(value)),
@@ -677,6 +690,31 @@ def _censored_as_exact(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor
     if not np.isfinite(value):
         return None
     return Candidate(PSEUDO_COMPLETE, np.asarray(theta, dtype=float))
+
+
+def _after_user_optimizer(spec: FitSpec, best, target, full, objective, fixed_z: dict,
+                          summary, gap_floor: float, attempts: list):
+    """``best``, or the optimum polished from the point the user's ``optimizer=`` found
+    from it where that is lower (see :mod:`.user_optimizer`)."""
+    if objective is None:
+        on = full
+    else:  # the method of moments, with the data inside the support as robustfit keeps it
+        def on(theta):
+            return objective(theta) if math.isfinite(full(theta)) else math.inf
+    found = run_user_optimizer(spec.optimizer, best.theta, on, spec.free)
+    attempts.append(found.attempt)
+    if found.theta is None:
+        return best
+    res = _optimize_from(spec, Candidate(USER_OPTIMIZER, found.theta), target, objective,
+                         fixed_z, summary, gap_floor)
+    attempts.append(res.attempt)
+    if res.theta is None or res.abandoned:
+        return best
+    nll_full = full(res.theta) if target is not full else res.value
+    if not _better(objective, res, nll_full, best):
+        return best
+    message = f"{res.message}; from the point the user's optimizer found ({best.message})"
+    return _Best.of(res, nll_full, USER_OPTIMIZER, message)
 
 
 def _refit_with_shape_held(spec, theta, j: int, value: float, start: str, target,

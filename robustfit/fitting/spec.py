@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +31,9 @@ class FitSpec:
     fixed: dict[int, float]
     guesses: dict[int, float]
     method: str
+    # ``optimizer=`` as in ``dist.fit``: called from robustfit's optimum (see
+    # :mod:`.user_optimizer`); None: robustfit's own optimisation only
+    optimizer: Callable | None = None
 
     @property
     def n_shapes(self) -> int:
@@ -111,6 +115,14 @@ def parse_fit_arguments(dist, args: tuple, kwds: dict) -> FitSpec:
     if method not in FIT_METHODS:
         raise InvalidInputError(f"method={method!r} is not valid; use 'MLE' or 'MM'.")
 
+    optimizer = kwds.pop("optimizer", None)
+    if optimizer is not None and not callable(optimizer):
+        raise InvalidInputError(
+            f"optimizer={optimizer!r} is not callable; pass a function called as "
+            "optimizer(func, x0, args=(), disp=0) that returns the parameters, as "
+            "dist.fit expects (e.g. scipy.optimize.fmin), or leave it out."
+        )
+
     fixed: dict[int, float] = {}
     for j, name in enumerate(shapes):
         keys = [k for k in (f"f{j}", f"f{name}", f"fix_{name}") if k in kwds]
@@ -142,7 +154,7 @@ def parse_fit_arguments(dist, args: tuple, kwds: dict) -> FitSpec:
             "all parameters are fixed; there is nothing to fit. Leave at least one free."
         )
     _check_fixed_values(dist, names, fixed)
-    return FitSpec(dist, names, fixed, guesses, method)
+    return FitSpec(dist, names, fixed, guesses, method, optimizer)
 
 
 def _check_fixed_values(dist, names, fixed: dict[int, float]) -> None:
