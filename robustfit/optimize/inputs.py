@@ -21,6 +21,15 @@ DEFAULT_OPTIONS = {
     "scale": None,         # per-variable scale (None: max(1, |x0|))
     "explore": 0,          # local runs from far perturbations of the best point, after
                            # the local stages: a multistart for several minima
+    "disp": False,         # print the final message, as scipy's methods do with disp
+}
+# scipy.optimize.minimize's options that have no counterpart of the same meaning here
+SCIPY_ONLY_OPTIONS = {
+    "maxiter": "scipy's maxiter caps one method's iterations; here the hard budget is the "
+               "maxfev= argument (calls of fun) or maxtime=, and options['max_iter'] caps "
+               "the BFGS iterations of each stage",
+    "maxfev": "pass maxfev= as an argument of robust_minimize, not in options",
+    "maxfun": "pass maxfev= as an argument of robust_minimize, not in options",
 }
 
 
@@ -133,6 +142,7 @@ def check_inputs(x0, bounds, method, maxfev, maxtime, options) -> CheckedInputs:
                 "maxtime must be a positive number of seconds, or None for no limit.")
     opts = dict(DEFAULT_OPTIONS)
     if options is not None:
+        options = _with_own_names(options)
         unknown = set(options) - set(DEFAULT_OPTIONS)
         if unknown:
             raise InvalidInputError(
@@ -145,9 +155,10 @@ def check_inputs(x0, bounds, method, maxfev, maxtime, options) -> CheckedInputs:
     opts["explore"] = int(explore)
     _positive_number(opts, "gtol")
     _positive_number(opts, "max_restarts", integer=True, allow_zero=True)
-    if not isinstance(opts["polish"], (bool, np.bool_)):
-        raise InvalidInputError(f"options['polish']={opts['polish']!r} must be True or "
-                                "False.")
+    for key in ("polish", "disp"):
+        if not isinstance(opts[key], (bool, np.bool_)):
+            raise InvalidInputError(f"options[{key!r}]={opts[key]!r} must be True or "
+                                    "False.")
     if opts["max_iter"] is None:
         opts["max_iter"] = 200 * n
     _positive_number(opts, "max_iter", integer=True)
@@ -169,3 +180,18 @@ def check_inputs(x0, bounds, method, maxfev, maxtime, options) -> CheckedInputs:
         x0 = np.clip(x0, lo, hi)
     user_scale = options is not None and options.get("scale") is not None
     return CheckedInputs(x0, lo, hi, method, int(maxfev), maxtime, opts, user_scale)
+
+
+def _with_own_names(options) -> dict:
+    """``options`` as a dict, refused with the way to say it here where a key is one of
+    scipy's options that means something else (or is an argument) in robust_minimize."""
+    try:
+        out = dict(options)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"options must be a dict, got {type(options).__name__}."
+                                ) from exc
+    for key, advice in SCIPY_ONLY_OPTIONS.items():
+        if key in out:
+            raise InvalidInputError(f"options[{key!r}] is not an option of "
+                                    f"robust_minimize: {advice}.")
+    return out

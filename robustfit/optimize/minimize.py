@@ -15,6 +15,7 @@ Nelder-Mead in log coordinates, trust-region Newton, exploring runs).
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
 from collections.abc import Callable, Iterator
@@ -145,7 +146,8 @@ BOUND_PRESSES = 10
 def robust_minimize(fun: Callable, x0, args: tuple = (), jac=None, bounds=None, *,
                     method: str = "auto", maxfev: int | None = None,
                     maxtime: float | None = None, rng=None, callback: Callable | None = None,
-                    options: dict | None = None) -> OptimizeResult:
+                    options: dict | None = None, tol: float | None = None
+                    ) -> OptimizeResult:
     r"""Minimise ``fun`` without crashing and without claiming a false success.
 
     Parameters
@@ -179,13 +181,21 @@ def robust_minimize(fun: Callable, x0, args: tuple = (), jac=None, bounds=None, 
     rng : None, int or numpy.random.Generator
         Seeds the restart perturbations and the gradient sampling.
     callback : callable, optional
-        ``callback(x)`` after every BFGS iteration; raising ``StopIteration`` or
-        returning True stops the run (``success=False``, status 5).
+        ``callback(x)`` after every BFGS iteration, or, as in scipy, a callable whose
+        one parameter is named ``intermediate_result``: it gets an ``OptimizeResult``
+        with ``x`` and ``fun``. Raising ``StopIteration`` or returning True stops the
+        run (``success=False``, status 5).
     options : dict, optional
-        ``gtol`` (1e-6), ``max_restarts`` (4), ``max_iter`` (200 n), ``polish`` (True),
-        ``scale`` (``max(1, |x0|)``), ``explore`` (0: local; ``k`` more local runs from
-        far perturbations of the best point, for problems with several minima; where
-        none passes a test, the stages after failure follow as without it).
+        ``gtol`` (1e-6), ``max_restarts`` (4), ``max_iter`` (200 n, BFGS iterations per
+        stage; scipy's ``maxiter`` is refused: the hard budget is ``maxfev`` or
+        ``maxtime``), ``polish`` (True), ``scale`` (``max(1, |x0|)``),
+        ``explore`` (0: local; ``k`` more local runs from far perturbations of the best
+        point, for problems with several minima; where none passes a test, the stages
+        after failure follow as without it), ``disp`` (False; True prints the final
+        message and counts, as scipy's methods do).
+    tol : float, optional
+        scipy's name for the convergence tolerance: the same as ``options["gtol"]``
+        (give one of them).
 
     Returns
     -------
@@ -238,7 +248,9 @@ def robust_minimize(fun: Callable, x0, args: tuple = (), jac=None, bounds=None, 
                                 f"numpy.random.Generator, got {rng!r} ({exc}).") from exc
     if not isinstance(args, tuple):
         args = (args,)
+    options = _with_tol(options, tol)
     inp = check_inputs(x0, bounds, method, maxfev, maxtime, options)
+    callback = _as_x_callback(callback)
     log = EventLog()
     deadline = None if inp.maxtime is None else time.monotonic() + inp.maxtime
     jac_x, returns_grad, source = gradient_source(fun, args, jac, inp.x0, log)
@@ -279,9 +291,42 @@ def robust_minimize(fun: Callable, x0, args: tuple = (), jac=None, bounds=None, 
     if verdict is None and stop_reason is None:
         verdict = Verdict(False, np.nan, "none")
     detail = run.detail if verdict is None or not verdict.passed else ""
-    return build_result(guard=guard, x0=inp.x0, stop_reason=stop_reason, verdict=verdict,
-                        nit=run.nit, njev=problem.njev, restarts=run.restarts, log=log,
-                        detail=detail)
+    result = build_result(guard=guard, x0=inp.x0, stop_reason=stop_reason,
+                          verdict=verdict, nit=run.nit, njev=problem.njev,
+                          restarts=run.restarts, log=log, detail=detail)
+    if inp.options["disp"]:
+        print(f"{result.message}\n         Current function value: {result.fun:.6g}\n"
+              f"         Iterations: {result.nit}\n"
+              f"         Function evaluations: {result.nfev}\n"
+              f"         Restarts: {result.restarts}")
+    return result
+
+
+def _with_tol(options, tol) -> dict | None:
+    """``options`` with scipy's ``tol=`` argument as ``gtol``."""
+    if tol is None:
+        return options
+    options = {} if options is None else dict(options)
+    if "gtol" in options:
+        raise InvalidInputError("both tol= and options['gtol'] were given; they are the "
+                                "same tolerance, keep one.")
+    options["gtol"] = tol
+    return options
+
+
+def _as_x_callback(callback):
+    """``callback`` called as ``callback(x, fun)``: scipy's new-style callback (one
+    parameter named ``intermediate_result``) gets an ``OptimizeResult``, the classic
+    one ``x`` alone."""
+    if callback is None:
+        return None
+    try:
+        params = list(inspect.signature(callback).parameters)
+    except (TypeError, ValueError):  # a builtin without a signature: the classic form
+        params = []
+    if params == ["intermediate_result"]:
+        return lambda x, fun: callback(intermediate_result=OptimizeResult(x=x, fun=fun))
+    return lambda x, fun: callback(x)
 
 
 def _parabola_minimiser(zi: float, h: float, f: float, f_up: float,
@@ -1464,7 +1509,7 @@ class _Run:
             return
         self.in_callback = True
         try:
-            stop = self.callback(self.p.to_x(z).copy())
+            stop = self.callback(self.p.to_x(z).copy(), float(f))
         except StopIteration:
             stop = True
         self.in_callback = False

@@ -1,0 +1,74 @@
+"""scipy.optimize.minimize's ways of saying things that robust_minimize takes too:
+``tol=``, the ``intermediate_result`` callback, ``options["disp"]``; and scipy's options
+that mean something else here, refused with the way to say them."""
+
+import numpy as np
+import pytest
+from scipy import optimize
+
+import robustfit
+from robustfit import robust_minimize
+
+X0 = np.array([-1.2, 1.0])
+
+
+def test_tol_is_gtol():
+    by_tol = robust_minimize(optimize.rosen, X0, tol=1e-10)
+    by_option = robust_minimize(optimize.rosen, X0, options={"gtol": 1e-10})
+    assert by_tol.success
+    np.testing.assert_array_equal(by_tol.x, by_option.x)
+    assert by_tol.nfev == by_option.nfev
+    with pytest.raises(robustfit.RobustFitError, match="keep one"):
+        robust_minimize(optimize.rosen, X0, tol=1e-8, options={"gtol": 1e-9})
+
+
+def test_intermediate_result_callback_gets_x_and_fun():
+    seen = []
+
+    def callback(intermediate_result):
+        seen.append((np.array(intermediate_result.x), intermediate_result.fun))
+
+    res = robust_minimize(optimize.rosen, X0, callback=callback)
+    assert res.success and seen
+    for x, fun in seen:
+        assert fun == optimize.rosen(x)
+    assert seen[-1][1] >= res.fun
+
+
+def test_classic_callback_gets_x():
+    seen = []
+    robust_minimize(optimize.rosen, X0, callback=lambda xk: seen.append(xk))
+    assert seen and all(isinstance(x, np.ndarray) and x.shape == (2,) for x in seen)
+
+
+def test_stop_iteration_from_an_intermediate_result_callback_stops():
+    def stop_below_one(intermediate_result):
+        if intermediate_result.fun < 1.0:
+            raise StopIteration
+
+    res = robust_minimize(optimize.rosen, X0, callback=stop_below_one)
+    assert res.status == 5 and not res.success
+    assert res.fun < 1.0 and res.fun == optimize.rosen(res.x)
+
+
+def test_disp_prints_the_final_message(capsys):
+    res = robust_minimize(optimize.rosen, X0, options={"disp": True})
+    out = capsys.readouterr().out
+    assert res.message in out and f"Function evaluations: {res.nfev}" in out
+    robust_minimize(optimize.rosen, X0)
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("options, match", [
+    ({"maxiter": 5}, "maxfev= argument"),
+    ({"maxfev": 50}, "pass maxfev= as an argument"),
+    ({"disp": 1}, "must be True or False"),
+    ([("gtol", 1e-6)], None),
+    (3, "options must be a dict"),
+])
+def test_scipy_only_options_are_refused_with_the_way_to_say_them(options, match):
+    if match is None:  # a sequence of pairs is a dict's input: accepted
+        assert robust_minimize(optimize.rosen, X0, options=options).success
+        return
+    with pytest.raises(robustfit.InvalidInputError, match=match):
+        robust_minimize(optimize.rosen, X0, options=options)
