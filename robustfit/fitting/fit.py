@@ -1013,6 +1013,7 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
 
     per_obs = 1 if objective is not None else scale
     maxfev = maxfev or EVALS_PER_PARAMETER * (t0.size + 1)
+    race_spec = race  # (as given: a further run from another start takes it again)
     if race is not None:
         race = Race(RACE_ITERATIONS, race[0] / per_obs, race[1] / per_obs, race[2],
                     race[3])
@@ -1043,7 +1044,7 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
             # shape_plateau): another run from the grid value that is lower
             more = _optimize_from(spec, Candidate(cand.start, start), nll, objective,
                                   fixed_z, summary, gap_floor, bounded=bounded,
-                                  race=race, deadline=deadline, maxfev=maxfev,
+                                  race=race_spec, deadline=deadline, maxfev=maxfev,
                                   escape=False)
             if more.theta is not None and more.value < value:
                 note = f"{res.message}; off a shape's plateau: {more.message}"

@@ -34,3 +34,29 @@ def test_a_far_location_is_reached_in_units_of_the_scale():
     ours = robustfit.fit(stats.loggamma, x)
     ref = stats.loggamma.nnlf(stats.loggamma.fit(x), x)
     assert ours.nll <= ref
+
+
+def test_a_racer_that_converges_on_a_shape_plateau_races_on_from_the_grid():
+    # crystalball with floc, seed 7: from beta = 10 every observation is in the normal
+    # core and the likelihood does not see beta or m; a racer ahead of its rival that
+    # converged there is restarted from the shape grid, still racing (the race was once
+    # handed on in its converted form, and the restart raised TypeError)
+    from benchmarks.fit_cases import sample
+    from robustfit.fitting.fit import _optimize_from
+    from robustfit.fitting.guesses import Candidate, SampleSummary
+    from robustfit.fitting.likelihood import CompleteNLL
+    from robustfit.fitting.spec import parse_fit_arguments
+
+    dist = stats.crystalball
+    z = np.sort(sample(dist, (2.0, 3.0), 300, seed=7))
+    spec = parse_fit_arguments(dist, (), {"floc": 0.0})
+    nll = CompleteNLL(dist, z)
+    start = np.array([10.0, 3.0, 0.0, float(np.std(z))])
+    plateau_value = nll(start)
+    # a rival well above: the racer is ahead of it all the way
+    race = (plateau_value + 102.0, plateau_value + 100.0, 0, True)
+    res = _optimize_from(spec, Candidate("racer", start), nll, None, {2: 0.0},
+                         SampleSummary.from_data(z), 0.0, race=race)
+    assert not res.abandoned and res.theta is not None
+    assert "off a shape's plateau" in res.message
+    assert res.theta[0] < 5 and res.value < plateau_value - 1.0
