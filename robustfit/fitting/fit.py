@@ -33,6 +33,12 @@ from .optimizer import Race, minimize_local
 from .parameterization import Parameterization
 from .result import Attempt, FitResult
 from .shape_plateau import off_shape_plateau
+from .singular_loc import (
+    REGULAR_GRID,
+    on_singular_observation,
+    regular_floor,
+    singular_at_loc,
+)
 from .spec import FitSpec, parse_fit_arguments, shape_integrality
 from .standardize import Standardizer
 from .start_choice import cover_regimes, distinct
@@ -647,6 +653,8 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
         best = _scan_location(spec, best, target, full, fixed_z, summary, gap_floor,
                               attempts, first_seconds)
     if objective is None and not zd.censored:
+        best = _off_singular_observation(spec, best, target, full, fixed_z, summary,
+                                         gap_floor, attempts)
         best = _with_knots_on_observations(spec, best, full, fixed_z, gap_floor, attempts)
     if objective is None:
         best = _onto_closed_ends(spec, best, full, fixed_z, summary, gap_floor, attempts)
@@ -715,6 +723,60 @@ def _after_user_optimizer(spec: FitSpec, best, target, full, objective, fixed_z:
         return best
     message = f"{res.message}; from the point the user's optimizer found ({best.message})"
     return _Best.of(res, nll_full, USER_OPTIMIZER, message)
+
+
+SPIKE_FREE_RUNS = 3  # local runs resumed from the best points away from the spikes
+
+
+def _off_singular_observation(spec: FitSpec, best, target, full, fixed_z: dict, summary,
+                              gap_floor: float, attempts: list):
+    """``best``, or, where its density is infinite at ``loc`` and ``loc`` sits on an
+    observation (an unbounded likelihood: see :mod:`.singular_loc`), the best point
+    found away from such spikes, with ``success=False`` either way.
+
+    The shape that makes the density infinite is held on a grid from the least value
+    at which it is finite (the rest re-fitted): the profile has no spikes there. From
+    the best of those fits and of the fit's earlier regular optima, local runs resume;
+    one that converges off the spikes, or else the best held fit, is reported. (Runs
+    that stopped where the density at loc is infinite lead back to the spikes: they are
+    not resumed.)"""
+    if not on_singular_observation(spec.dist, best.theta, full.z):
+        return best
+    unbounded = (f"the likelihood is unbounded: at shapes "
+                 f"{np.round(best.theta[:spec.n_shapes], 4).tolist()} the density is "
+                 "infinite at loc, and loc on an observation makes the likelihood "
+                 "infinite, so no maximum exists")
+    regular = []  # (value on the target, _Local, start label)
+    for j in range(spec.n_shapes):
+        floor = None if j in fixed_z else regular_floor(
+            spec.dist, best.theta[:spec.n_shapes], j)
+        for factor in REGULAR_GRID if floor is not None else ():
+            res = _refit_with_shape_held(spec, best.theta, j, floor * factor, "spike_free",
+                                         target, fixed_z, summary, gap_floor)
+            if res is not None and res.theta is not None and np.isfinite(res.value):
+                attempts.append(res.attempt)
+                regular.append((res.value, res, "spike_free"))
+    starts = [(value, res.theta, label) for value, res, label in regular]
+    for a in attempts:
+        theta = np.asarray(a.params, dtype=float)
+        if (a.stage == "optimize" and np.isfinite(a.nll) and theta.size == best.theta.size
+                and not singular_at_loc(spec.dist, theta[:spec.n_shapes])):
+            starts.append((a.nll, theta, a.start))
+    starts.sort(key=lambda s: s[0])
+    for _, theta, label in starts[:SPIKE_FREE_RUNS]:
+        res = _optimize_from(spec, Candidate(label, theta), target, None, fixed_z, summary,
+                             gap_floor)
+        attempts.append(res.attempt)
+        if (res.theta is not None and res.success and np.isfinite(res.value)
+                and not on_singular_observation(spec.dist, res.theta, full.z)):
+            regular.append((res.value, res, label))
+    if not regular:
+        return best._replace(success=False, message=f"{unbounded} ({best.message})")
+    _, res, label = min(regular, key=lambda r: r[0])
+    value = full(res.theta) if target is not full else res.value
+    message = (f"{unbounded}; reported: the best point found away from the observations' "
+               f"spikes ({res.message})")
+    return _Best.of(res, value, label, message, success=False)
 
 
 def _refit_with_shape_held(spec, theta, j: int, value: float, start: str, target,

@@ -1,0 +1,54 @@
+"""A density infinite at loc (dgamma a < 1, dweibull c < 1) with loc on an observation:
+the likelihood is unbounded. The fit says so and reports the best point away from the
+spikes, with a finite likelihood, instead of an infinite NLL and a message about the
+support's edge."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import robustfit
+from benchmarks.fit_cases import sample
+from robustfit.fitting.singular_loc import (
+    on_singular_observation,
+    regular_floor,
+    singular_at_loc,
+)
+
+
+def test_singular_at_loc_reads_the_density_at_the_centre():
+    assert singular_at_loc(stats.dgamma, (0.5,)) and singular_at_loc(stats.dweibull, (0.9,))
+    assert not singular_at_loc(stats.dgamma, (1.0,))
+    assert not singular_at_loc(stats.norm, ())
+    assert not singular_at_loc(stats.gamma, (0.5,))  # infinite at loc, but on its edge
+
+
+def test_regular_floor_is_where_the_density_at_loc_turns_finite():
+    assert regular_floor(stats.dgamma, (0.3,), 0) == pytest.approx(1.0, rel=1e-9)
+    assert regular_floor(stats.dgamma, (1.3,), 0) is None  # already finite
+
+
+def test_on_singular_observation_needs_both_the_shape_and_the_position():
+    z = np.array([-1.0, 0.25, 2.0])
+    assert on_singular_observation(stats.dgamma, [0.5, 0.25 + 1e-9, 1.0], z)
+    assert not on_singular_observation(stats.dgamma, [0.5, 0.3, 1.0], z)
+    assert not on_singular_observation(stats.dgamma, [1.5, 0.25, 1.0], z)
+
+
+@pytest.mark.parametrize("dist, shapes, n, seed, loc, scale", [
+    (stats.dgamma, (1.1,), 12, 1, 0.0, 1.0),
+    (stats.dweibull, (2.07,), 12, 1, 0.0, 1.0),
+    (stats.dweibull, (2.07,), 40, 2, 1e5, 1e-2),
+])
+def test_small_samples_with_spikes_get_the_best_point_away_from_them(dist, shapes, n, seed,
+                                                                    loc, scale):
+    # each of these ran a start onto an observation with the shape below 1: the fit
+    # reported NLL = inf and "the optimum lies on the edge of the support in float64"
+    x = loc + scale * sample(dist, shapes, n, seed=seed)
+    res = robustfit.fit(dist, x)
+    assert not res.success and "the likelihood is unbounded" in res.message
+    assert np.isfinite(res.nll) and np.all(np.isfinite(res))
+    assert res.nll == pytest.approx(-np.sum(dist.logpdf(x, *res)), rel=1e-12)
+    assert not on_singular_observation(dist, np.array(res), np.sort(x))
+    reference = dist.fit(x)  # scipy, from its own start, finds a regular local maximum
+    assert res.nll <= dist.nnlf(reference, x) + 1e-6 * abs(dist.nnlf(reference, x))
