@@ -60,3 +60,36 @@ def test_a_racer_that_converges_on_a_shape_plateau_races_on_from_the_grid():
     assert not res.abandoned and res.theta is not None
     assert "off a shape's plateau" in res.message
     assert res.theta[0] < 5 and res.value < plateau_value - 1.0
+
+
+def test_later_starts_are_impatient_after_a_first_start_that_crawled(monkeypatch):
+    # a first start that converged only after spending more than half its budget
+    # crawled a ridge: racers go on past a quarter of its evaluations only while below
+    # it (nct on 80 points crawled df and nc to 180 and 400, where each density costs
+    # 0.16 s, and two racers crawled the same ridge for 1300 evaluations each)
+    import importlib
+
+    fit_module = importlib.import_module("robustfit.fitting.fit")
+    x = stats.fisk.rvs(3.1, loc=2.0, scale=5.0, size=1000, random_state=1)
+    free = robustfit.fit(stats.fisk, x)
+    first = [a for a in free.attempts if a.stage == "optimize"][0]
+    # a budget the first start needs more than half of, but not all
+    monkeypatch.setattr(fit_module, "EVALS_PER_PARAMETER", int(first.nfev * 1.5) // 4)
+    res = robustfit.fit(stats.fisk, x)
+    runs = [a for a in res.attempts if a.stage == "optimize"]
+    assert runs[0].success and runs[0].nfev == first.nfev
+    assert len(runs) > 1
+    for later in runs[1:]:
+        assert later.nfev <= 1.2 * UNCONVERGED_RACE_SHARE * runs[0].nfev + 20
+    assert res.nll <= free.nll + 1e-9 * abs(free.nll)
+
+
+def test_a_density_that_underflows_around_its_centre_is_not_scanned_in_loc():
+    from robustfit.fitting.fit import _vanishes_at_centre
+
+    assert _vanishes_at_centre(stats.dweibull, (2.07,))
+    assert _vanishes_at_centre(stats.dgamma, (30.0,))
+    # nct with nc = 400: its centre lies 400 deviations into its tail, where the
+    # density underflows on either side too; no local maxima between observations
+    assert not _vanishes_at_centre(stats.nct, (184.0, 402.0))
+    assert not _vanishes_at_centre(stats.dgamma, (0.5,))
