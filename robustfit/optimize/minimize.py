@@ -306,7 +306,11 @@ def _with_tol(options, tol) -> dict | None:
     """``options`` with scipy's ``tol=`` argument as ``gtol``."""
     if tol is None:
         return options
-    options = {} if options is None else dict(options)
+    try:
+        options = {} if options is None else dict(options)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"options must be a dict, got {type(options).__name__}."
+                                ) from exc
     if "gtol" in options:
         raise InvalidInputError("both tol= and options['gtol'] were given; they are the "
                                 "same tolerance, keep one.")

@@ -20,6 +20,8 @@ def test_tol_is_gtol():
     assert by_tol.nfev == by_option.nfev
     with pytest.raises(robustfit.RobustFitError, match="keep one"):
         robust_minimize(optimize.rosen, X0, tol=1e-8, options={"gtol": 1e-9})
+    with pytest.raises(robustfit.InvalidInputError, match="options must be a dict"):
+        robust_minimize(optimize.rosen, X0, tol=1e-8, options=3)
 
 
 def test_intermediate_result_callback_gets_x_and_fun():
