@@ -247,8 +247,9 @@ def _sufficient_statistics_path(spec: FitSpec, data) -> FitResult | None:
     if found is None:
         return None
     theta = found.theta
+    note = "; optimizer= not called" if spec.optimizer is not None else ""
     attempt = Attempt("sufficient_statistics", "exact", tuple(theta), tuple(theta),
-                      np.nan, True, f"exact MLE from {found.statistics}", 0)
+                      np.nan, True, f"exact MLE from {found.statistics}{note}", 0)
     return FitResult(theta, dist=spec.dist, names=spec.names,
                      nll=lambda: CompleteNLL(spec.dist, x, plausible=False)(theta),
                      success=True,

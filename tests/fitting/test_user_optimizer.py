@@ -105,6 +105,11 @@ def test_not_called_for_a_closed_form_mle():
     res = robustfit.fit(stats.norm, x, optimizer=never)
     assert "optimizer= not called" in res.attempts[0].message
     np.testing.assert_allclose(res, stats.norm.fit(x), rtol=1e-12)
+    # nor on the path of a large sample whose MLE follows from a few sums
+    big = stats.maxwell.rvs(scale=3.0, size=200_000, random_state=3)
+    res = robustfit.fit(stats.maxwell, big, floc=0, optimizer=never)
+    assert "optimizer= not called" in res.attempts[0].message
+    assert res[1] == pytest.approx(np.sqrt(np.mean(big**2) / 3), rel=1e-12)
 
 
 def test_method_of_moments_keeps_the_data_inside_the_support(gamma_sample):
