@@ -4,8 +4,8 @@ dgamma with ``a < 1`` and dweibull with ``c < 1`` have an infinite density at th
 centre. Wherever ``loc`` sits on an observation, that observation's density is infinite,
 so the likelihood is unbounded: each observation is a spike, and an optimiser that
 wanders next to one "converges" there (on 12 points of dgamma(1.1), BFGS stopped with
-``a = 0.41`` and ``loc`` 1e-9 from an observation, and the fit reported an infinite NLL
-with the message that the optimum lay on the support's edge). No estimate of the
+``a = 0.41`` and ``loc`` 4e-18 scales from an observation, and the fit reported an
+infinite NLL with the message that the optimum lay on the support's edge). No estimate of the
 maximum likelihood exists; the useful answer is the best local maximum away from the
 spikes (what scipy's optimiser finds from its start), reported with ``success=False``.
 """
