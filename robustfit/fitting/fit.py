@@ -38,6 +38,7 @@ from .singular_loc import (
     on_singular_observation,
     regular_floor,
     singular_at_loc,
+    vanishes_at_loc,
 )
 from .spec import FitSpec, parse_fit_arguments, shape_integrality
 from .standardize import Standardizer
@@ -661,7 +662,7 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
                 success, message = False, f"{best.message}; polish: {polish.message}"
             best = _Best.of(polish, nll_full, best.start, message, success)
 
-    if objective is None and spec.loc_index not in fixed_z and _vanishes_at_centre(
+    if objective is None and spec.loc_index not in fixed_z and vanishes_at_loc(
             dist, best.theta[:spec.n_shapes]):
         best = _scan_location(spec, best, target, full, fixed_z, summary, gap_floor,
                               attempts, first_seconds)
@@ -979,28 +980,6 @@ def _race_deadline(first_seconds: float | None) -> float | None:
 
 
 LOCATION_SHIFTS = (-0.3, -0.15, -0.08, -0.04, -0.02, 0.02, 0.04, 0.08, 0.15, 0.3)
-
-
-CENTRE_NEIGHBOURS = (-1e-3, 1e-3)  # where a density that vanishes only at 0 is positive
-
-
-def _vanishes_at_centre(dist, shapes) -> bool:
-    """Whether the standard density is zero at 0 inside its support, and only there
-    (dweibull with c > 1, dgamma with a > 1): the likelihood then has a local maximum in
-    ``loc`` between every pair of neighbouring observations near the centre. A density
-    that underflows around 0 as well (nct with nc = 400, whose centre is 400 deviations
-    into its tail) has no such maxima: the scan's ten racing starts cost an nct fit of
-    80 points most of three minutes."""
-    try:
-        a, b = support(dist, tuple(shapes))
-        if not a < 0 < b:
-            return False
-        with np.errstate(all="ignore"):
-            at_centre = float(np.asarray(dist.logpdf(0.0, *shapes)))
-            around = np.asarray(dist.logpdf(np.array(CENTRE_NEIGHBOURS), *shapes))
-        return bool(at_centre == -math.inf and np.all(np.isfinite(around)))
-    except Exception:
-        return False
 
 
 def _scan_location(spec, best, target, full, fixed_z, summary, gap_floor, attempts,

@@ -97,8 +97,10 @@ def _positive_number(opts: dict, key: str, integer: bool = False,
     opts[key] = int(value) if integer else float(value)
 
 
-def check_inputs(x0, bounds, method, maxfev, maxtime, options) -> CheckedInputs:
-    """Validate and normalise ``robust_minimize``'s arguments.
+def check_inputs(x0, bounds, method, maxfev, maxtime, options,
+                 tol: float | None = None) -> CheckedInputs:
+    """Validate and normalise ``robust_minimize``'s arguments (``tol``, scipy's name
+    for the convergence tolerance, becomes ``options["gtol"]``).
 
     Examples
     --------
@@ -141,8 +143,13 @@ def check_inputs(x0, bounds, method, maxfev, maxtime, options) -> CheckedInputs:
             raise InvalidInputError(
                 "maxtime must be a positive number of seconds, or None for no limit.")
     opts = dict(DEFAULT_OPTIONS)
-    if options is not None:
-        options = _with_own_names(options)
+    if options is not None or tol is not None:
+        options = _with_own_names({} if options is None else options)
+        if tol is not None:
+            if "gtol" in options:
+                raise InvalidInputError("both tol= and options['gtol'] were given; they "
+                                        "are the same tolerance, keep one.")
+            options["gtol"] = tol
         unknown = set(options) - set(DEFAULT_OPTIONS)
         if unknown:
             raise InvalidInputError(

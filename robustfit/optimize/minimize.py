@@ -248,8 +248,7 @@ def robust_minimize(fun: Callable, x0, args: tuple = (), jac=None, bounds=None, 
                                 f"numpy.random.Generator, got {rng!r} ({exc}).") from exc
     if not isinstance(args, tuple):
         args = (args,)
-    options = _with_tol(options, tol)
-    inp = check_inputs(x0, bounds, method, maxfev, maxtime, options)
+    inp = check_inputs(x0, bounds, method, maxfev, maxtime, options, tol)
     callback = _as_x_callback(callback)
     log = EventLog()
     deadline = None if inp.maxtime is None else time.monotonic() + inp.maxtime
@@ -300,22 +299,6 @@ def robust_minimize(fun: Callable, x0, args: tuple = (), jac=None, bounds=None, 
               f"         Function evaluations: {result.nfev}\n"
               f"         Restarts: {result.restarts}")
     return result
-
-
-def _with_tol(options, tol) -> dict | None:
-    """``options`` with scipy's ``tol=`` argument as ``gtol``."""
-    if tol is None:
-        return options
-    try:
-        options = {} if options is None else dict(options)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInputError(f"options must be a dict, got {type(options).__name__}."
-                                ) from exc
-    if "gtol" in options:
-        raise InvalidInputError("both tol= and options['gtol'] were given; they are the "
-                                "same tolerance, keep one.")
-    options["gtol"] = tol
-    return options
 
 
 def _as_x_callback(callback):

@@ -85,11 +85,11 @@ def test_later_starts_are_impatient_after_a_first_start_that_crawled(monkeypatch
 
 
 def test_a_density_that_underflows_around_its_centre_is_not_scanned_in_loc():
-    from robustfit.fitting.fit import _vanishes_at_centre
+    from robustfit.fitting.singular_loc import vanishes_at_loc
 
-    assert _vanishes_at_centre(stats.dweibull, (2.07,))
-    assert _vanishes_at_centre(stats.dgamma, (30.0,))
+    assert vanishes_at_loc(stats.dweibull, (2.07,))
+    assert vanishes_at_loc(stats.dgamma, (30.0,))
     # nct with nc = 400: its centre lies 400 deviations into its tail, where the
     # density underflows on either side too; no local maxima between observations
-    assert not _vanishes_at_centre(stats.nct, (184.0, 402.0))
-    assert not _vanishes_at_centre(stats.dgamma, (0.5,))
+    assert not vanishes_at_loc(stats.nct, (184.0, 402.0))
+    assert not vanishes_at_loc(stats.dgamma, (0.5,))
