@@ -95,6 +95,9 @@ MODEL_STILL_PROMISES = 1e-4
 # a second opinion whose Hessian costs at most this share of the evaluations so far is
 # taken on floor passes down to rounding (see _second_opinion)
 CHEAP_SHARE = 0.1
+# ... and one Newton step is taken from a pass at a negligible f (see _newton_polish)
+# where its Hessian costs at most this share of the evaluations so far
+POLISH_SHARE = 0.01
 LARGE_RELATIVE_SLOPE = 1e-3
 EARLY_ITERATIONS = 3  # passes within this many iterations of a stage: Newton check
 # directions probed at such a pass where the Newton check is not affordable (each
@@ -1085,7 +1088,7 @@ class _Run:
                 self._unit_due = abs(f) * self.guard.unit
                 return Verdict(False, np.inf, "small gradient (f negligible in the "
                                "start's unit, but a 1% change of a variable lowers it)")
-            return None
+            return self._newton_polish(z, f, g, cost)
         slope = scaled_slope(z, g)
         # a pass within the first few iterations of a BFGS stage rests on a few
         # gradients only: the minimum may be many sizes of a variable away, the size
@@ -1152,6 +1155,30 @@ class _Run:
             return self._unless_lower_along_profiles(z, f, 0.1 * gtol * abs(f),
                                                      check.hessian)
         return None
+
+    def _newton_polish(self, z, f, g, cost: int) -> None:
+        """One Newton step from a pass where ``f`` is negligible in the start's unit
+        but above its rounding (``eps**2``), taken where the Hessian costs at most
+        POLISH_SHARE of the evaluations spent (:func:`.newton.newton_decrement_test`,
+        whose Newton point, measured again along the Hessian's eigenvectors where its
+        curvatures span decades, is evaluated): a lower point is the best one now, and
+        the pass stands. Not repeated: at a singular zero (Powell's singular function)
+        each step takes ``f`` to a fifth of itself, and chasing it costs thousands of
+        evaluations for nothing a user can see.
+
+        NIST's Lanczos1 (three exponentials fitted to data given to 13 digits,
+        certified RSS 1.43e-25) passed from its first start at 1.58e-25, its
+        parameters right to 9 digits, where BFGS's steps along the ill-conditioned
+        valley end; one Newton step takes ``f`` to 1.43e-25 (within the spread of its
+        rounding, 0.3%) for a few hundred of the 27,000 evaluations spent. Where the
+        step costs more than that share (small problems that converged quickly), it is
+        not taken."""
+        if not (EPS * EPS < f and cost <= POLISH_SHARE * self.guard.nfev):
+            return
+        newton_decrement_test(self.p, z, f, g, self.opts["gtol"])
+        if self.guard.best_f < f:
+            self.log.add(self.guard.stage, "newton_polish", f=f, f_best=self.guard.best_f,
+                         reason="one Newton step from a pass at a negligible f")
 
     def _lower_along_random_directions(self, z, f) -> bool:
         """Whether ``f`` is lower at ``z ± v`` for one of RANDOM_PROBES directions ``v``
