@@ -46,6 +46,7 @@ from .start_choice import cover_regimes, distinct
 from .sufficient import sufficient_statistic_fit
 from .symmetries import absorbs_fixed_scale, at_scale, canonical_scale
 from .tight_ends import tighten_shape_ends
+from .time_budget import budget_scope, budget_seconds, start_budget
 from .unimodal import single_maximum
 from .user_optimizer import USER_OPTIMIZER, run_user_optimizer
 
@@ -200,8 +201,9 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
         # the sorted-spacing ceiling of the log-likelihood, once for both coordinates
         # (spacings scale with the data: the user's is n log(spread) lower)
         ceiling = None if fd.censored else plausible_ceiling(zd.uncensored)
-        theta_z, nll_z, success, message, start, attempts = _fit_standardized(
-            spec, zd, fixed_z, rng, gap_floor, ceiling)
+        with budget_scope():
+            theta_z, nll_z, success, message, start, attempts = _fit_standardized(
+                spec, zd, fixed_z, rng, gap_floor, ceiling)
         theta = std.theta_from_z(theta_z)
         for i, v in spec.fixed.items():
             theta[i] = v  # exactly the user's values, not a round trip through z
@@ -586,6 +588,8 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
         if trusted is not None:
             min_starts = 1
     target = opt_nll
+    _start_time_budget(target if objective is None else objective, chosen[0].theta,
+                       len(chosen) * EVALS_PER_PARAMETER * (len(spec.free) + 1))
     first_seconds, first_nfev, first_maxfev = None, 0, 0
     for k, cand in enumerate(chosen):
         race = deadline = None
@@ -702,9 +706,10 @@ def _censored_as_exact(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor
     pseudo = np.sort(np.concatenate([zd.uncensored, 0.5 * (zd.lo + zd.hi), zd.left,
                                      zd.right]))
     empty = pseudo[:0]
-    theta, _, success, message, start, _ = _fit_standardized(  # (the user's optimizer
-        replace(spec, optimizer=None),                       # runs on the censored fit)
-        FitData(pseudo, empty, empty, empty, empty, 0), fixed_z, rng, gap_floor)
+    with budget_scope():  # (its own time budget, within the censored fit's)
+        theta, _, success, message, start, _ = _fit_standardized(  # (the user's optimizer
+            replace(spec, optimizer=None),                       # runs on the censored
+            FitData(pseudo, empty, empty, empty, empty, 0), fixed_z, rng, gap_floor)  # fit)
     value = full(theta)  # (inf where the fit found no parameters: NaN)
     attempts.append(Attempt(start, "start", tuple(theta), tuple(theta), float(value),
                             bool(success and np.isfinite(value)),
@@ -968,6 +973,17 @@ def _certified_by_profile(res: _Local, profile_nll: float) -> _Local:
                f"each loc); the local polish found no better point ({res.message})")
     return res._replace(success=True, message=message,
                         attempt=replace(res.attempt, success=True, message=message))
+
+
+def _start_time_budget(objective, theta, evaluations: int) -> None:
+    """Start the fit's time budget (:mod:`.time_budget`): ``evaluations`` at the price
+    of ``objective`` at ``theta`` (the least of two timings), times its slack."""
+    seconds = math.inf
+    for _ in range(2):
+        started = time.perf_counter()
+        objective(theta)
+        seconds = min(seconds, time.perf_counter() - started)
+    start_budget(budget_seconds(seconds, evaluations))
 
 
 def _race_deadline(first_seconds: float | None) -> float | None:

@@ -19,6 +19,7 @@ from scipy import optimize
 
 from ..optimize.bfgs import Bundle, guarded_bfgs
 from ..optimize.events import EventLog
+from .time_budget import spent
 
 
 @dataclass
@@ -55,6 +56,11 @@ class _BudgetExhausted(Exception):
     """The local run has used its evaluations (raised by the tracker)."""
 
 
+class _TimeSpent(_BudgetExhausted):
+    """The fit's time budget ran out (:mod:`.time_budget`): the local run stops as if
+    its evaluations were spent."""
+
+
 class _BestTracker:
     """Wraps ``f``: counts calls, maps NaN/errors to inf, keeps the best point seen and
     remembers the last evaluation (BFGS asks for f and its gradient at the same point)."""
@@ -77,6 +83,7 @@ class _BestTracker:
         if self.nfev >= self.maxfev:
             raise _BudgetExhausted
         self._check_deadline()
+        self._check_time_budget()
         self.nfev += 1
         try:
             val = float(self.f(t))
@@ -90,6 +97,14 @@ class _BestTracker:
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise _Abandoned("out of time (a racing start may take only a few times as "
                              "long as the converged one)")
+
+    def _check_time_budget(self) -> None:
+        """Stop once the fit's time budget is spent (never before the run's first
+        evaluation: a run always has its start's value)."""
+        if self.nfev and spent():
+            raise _TimeSpent(f"stopped after {self.nfev} evaluations: the fit's time "
+                             "budget is spent (its evaluations grew far costlier than "
+                             "at the start)")
 
     def _keep(self, t, val: float) -> float:
         """``val`` with NaN/inf made ``inf``; ``t`` kept if it is the best so far."""
@@ -106,6 +121,7 @@ class _BestTracker:
         if batch is None or len(points) < 2 or self.nfev + len(points) > self.maxfev:
             return [self(p) for p in points]
         self._check_deadline()
+        self._check_time_budget()
         self.nfev += len(points)
         try:
             values = [float(v) for v in batch(points)]
@@ -184,8 +200,8 @@ def minimize_local(f, t0, *, maxfev: int = 3000, xtol: float = 1e-9,
                 converged = _nelder_mead_stage(tracker, t0, xtol, msgs)
             if converged:
                 _polish_beyond_budget(tracker, msgs, hess_inv)
-        except _BudgetExhausted:
-            msgs.append(f"stopped after {maxfev} evaluations")
+        except _BudgetExhausted as stop:
+            msgs.append(str(stop) or f"stopped after {maxfev} evaluations")
             if polish_at_budget:
                 try:
                     _polish_beyond_budget(tracker, msgs, hess_inv)
