@@ -261,8 +261,7 @@ def newton_move(p: ScaledProblem, z: np.ndarray, f: float,
     """The largest move of a variable to the Newton point, relative to the variable's
     size (``max(|z_i|, typical_i)``, as finite-difference steps are); the Newton point
     is evaluated. None where it is not tried (beyond :data:`MAX_DIMENSION` variables,
-    without the budget, with a bound within a finite-difference step of ``z`` or
-    between ``z`` and the Newton point) or the Hessian is not positive definite.
+    with bounds, without the budget) or the Hessian is not positive definite.
 
     Examples
     --------
@@ -275,18 +274,13 @@ def newton_move(p: ScaledProblem, z: np.ndarray, f: float,
     >>> bool(move < 1e-8)
     True
     """
-    if not _hessian_affordable(p, z.size, extra=1):
+    if p.lower is not None or not _hessian_affordable(p, z.size, extra=1):
         return None
-    if p.lower is not None:
-        base = FORWARD_STEP if p.analytic else HESSIAN_STEP
-        reach = np.array([p.own_step(z, i, base) for i in range(z.size)])
-        if not _inside(p, z, reach):
-            return None  # (the unconstrained model does not apply at a bound)
     H = finite_difference_hessian(p, z, f, g)
     if H is None or not np.all(np.isfinite(H)):
         return None
     model = _newton_step(H, g)
-    if model is None or not _inside(p, z + model[0], np.zeros_like(z)):
+    if model is None:
         return None
     return model_move(p, z, model[0])
 
