@@ -14,6 +14,7 @@ from .errors import (
     OutOfSupportError,
     RobustFitError,
     RobustFitWarning,
+    UnexpectedArgumentError,
     UnsupportedDistributionError,
 )
 from .fitting import Attempt, FitResult, fit
@@ -43,6 +44,7 @@ __all__ = [
     "OutOfSupportError",
     "RobustFitError",
     "RobustFitWarning",
+    "UnexpectedArgumentError",
     "UnsupportedDistributionError",
     "__version__",
 ]

@@ -13,6 +13,7 @@ __all__ = [
     "InsufficientDataError",
     "OutOfSupportError",
     "InvalidParameterError",
+    "UnexpectedArgumentError",
     "UnsupportedDistributionError",
     "BackendUnavailableError",
     "NonFiniteGradientError",
@@ -42,6 +43,12 @@ class OutOfSupportError(InvalidInputError):
 
 class InvalidParameterError(InvalidInputError):
     """A fixed or initial parameter value is not valid for the distribution."""
+
+
+class UnexpectedArgumentError(InvalidInputError, TypeError):
+    """A call got an argument it does not take: an unknown keyword, or more positional
+    arguments than it has places for. A :class:`TypeError` as well, as Python and
+    ``dist.fit`` raise there (scipy's own test of ``fit`` expects one)."""
 
 
 class UnsupportedDistributionError(RobustFitError, TypeError):

@@ -11,6 +11,7 @@ from scipy import stats
 from ..errors import (
     InvalidInputError,
     InvalidParameterError,
+    UnexpectedArgumentError,
     UnsupportedDistributionError,
 )
 
@@ -106,7 +107,7 @@ def parse_fit_arguments(dist, args: tuple, kwds: dict) -> FitSpec:
     shapes = shape_names(dist)
     names = shapes + ("loc", "scale")
     if len(args) > len(shapes):
-        raise InvalidInputError(
+        raise UnexpectedArgumentError(
             f"{dist.name} has {len(shapes)} shape parameter(s) {shapes}, but "
             f"{len(args)} positional guesses were given; pass loc= and scale= by keyword."
         )
@@ -145,7 +146,7 @@ def parse_fit_arguments(dist, args: tuple, kwds: dict) -> FitSpec:
             guesses[idx] = _real_scalar(kwds.pop(key), f"{key} guess")
         kwds.pop(key, None)
     if kwds:
-        raise InvalidInputError(
+        raise UnexpectedArgumentError(
             f"unknown keyword argument(s) {sorted(kwds)} for fitting {dist.name}; shape "
             f"parameters are {shapes or 'none'} (fix them with f0/f<name>/fix_<name>)."
         )

@@ -295,3 +295,17 @@ def test_crystalball_with_fixed_loc_leaves_a_shape_plateau():
         assert res[0] < 5 and res.success
         assert res.nll - x.size * np.log(scale) <= -np.sum(
             stats.crystalball.logpdf(u, *ref)) + 1e-6
+
+
+def test_arguments_fit_does_not_take_are_type_errors_as_in_scipy():
+    # scipy's own test (TestFitMethod.test_bad_keyword_arg) expects a TypeError for an
+    # unknown keyword; robustfit's error is a TypeError and a ValueError
+    x = [1.0, 2.0, 3.0]
+    with pytest.raises(TypeError):
+        stats.norm.fit(x, plate="shrimp")
+    with pytest.raises(TypeError, match="unknown keyword"):
+        robustfit.fit(stats.norm, x, plate="shrimp")
+    with pytest.raises(robustfit.UnexpectedArgumentError, match="positional"):
+        robustfit.fit(stats.gamma, x, 1.0, 2.0)
+    with pytest.raises(ValueError):
+        robustfit.fit(stats.norm, x, plate="shrimp")
