@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+from .quantile_moments import quantile_raw_moments
+
 
 def moment_objective(dist, z: np.ndarray, n_free: int):
     """``theta -> Σ_k (m_k(theta) - m̂_k)² / (1 + m̂_k²)`` for k = 1..n_free.
@@ -38,7 +40,10 @@ def moment_objective(dist, z: np.ndarray, n_free: int):
 def raw_moments(dist, shapes: tuple, loc: float, scale: float, count: int) -> np.ndarray:
     """The first ``count`` raw moments ``E[X**k]`` of ``dist(*shapes, loc, scale)``.
 
-    The first four come from one ``dist.stats(moments="mvsk")`` call (mean, variance,
+    Where scipy would integrate ``x**k pdf`` for them (no ``_stats`` or ``_munp`` of
+    the family's own) and the family has an explicit quantile function, they come from
+    :func:`.quantile_moments.quantile_raw_moments`, 500 times faster. Otherwise the
+    first four come from one ``dist.stats(moments="mvsk")`` call (mean, variance,
     skewness, excess kurtosis): scipy's ``moment(k)`` ignores a family's closed-form
     ``_stats`` for k = 2 and 3 and integrates ``ppf`` numerically (johnsonsu: 40 ms a
     moment against 0.1 ms for all four statistics, and a fit by the method of moments
@@ -50,6 +55,9 @@ def raw_moments(dist, shapes: tuple, loc: float, scale: float, count: int) -> np
     >>> raw_moments(stats.norm, (), 1.0, 2.0, 4).tolist()   # 1, 4 + 1, 3*4 + 1, ...
     [1.0, 5.0, 13.0, 73.0]
     """
+    standard = quantile_raw_moments(dist, shapes, count)
+    if standard is not None:
+        return _shifted(standard, loc, scale)
     out = np.empty(count)
     if count == 1:
         out[0] = float(dist.stats(*shapes, loc=loc, scale=scale, moments="m"))
@@ -72,3 +80,15 @@ def raw_moments(dist, shapes: tuple, loc: float, scale: float, count: int) -> np
         out[k - 1] = float(dist.moment(k, *shapes, loc=loc, scale=scale))
     return out
 
+
+
+def _shifted(standard: np.ndarray, loc: float, scale: float) -> np.ndarray:
+    """``E[(loc + scale Y)**k]`` for k = 1..len(standard) from ``standard[j - 1] =
+    E[Y**j]``."""
+    count = standard.size
+    powers = np.concatenate([[1.0], standard])
+    out = np.empty(count)
+    for k in range(1, count + 1):
+        out[k - 1] = sum(math.comb(k, j) * loc ** (k - j) * scale ** j * powers[j]
+                         for j in range(k + 1))
+    return out
