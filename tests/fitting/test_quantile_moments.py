@@ -89,3 +89,13 @@ def test_a_fit_by_moments_of_halfgennorm_takes_well_under_a_second():
     for k, value in enumerate(fitted.stats(moments="mv")):
         data = np.mean(1e-3 + 1e-9 * x) if k == 0 else np.var(1e-3 + 1e-9 * x)
         assert np.isclose(float(value), data, rtol=1e-6)
+
+
+
+def test_a_slow_quantile_function_is_left_to_scipy_after_one_try(monkeypatch):
+    from robustfit.fitting import quantile_moments
+
+    monkeypatch.setattr(quantile_moments, "SLOW_RULE_S", 0.0)
+    monkeypatch.setattr(quantile_moments, "_SLOW", set())
+    assert quantile_raw_moments(stats.gompertz, (0.94,), 2) is None
+    assert type(stats.gompertz) in quantile_moments._SLOW
