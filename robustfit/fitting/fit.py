@@ -670,9 +670,10 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
             dist, best.theta[:spec.n_shapes]):
         best = _scan_location(spec, best, target, full, fixed_z, summary, gap_floor,
                               attempts, first_seconds)
-    if objective is None and not zd.censored:
+    if objective is None:
         best = _off_singular_observation(spec, best, target, full, fixed_z, summary,
                                          gap_floor, attempts)
+    if objective is None and not zd.censored:
         best = _with_knots_on_observations(spec, best, full, fixed_z, gap_floor, attempts)
     if objective is None:
         best = _onto_closed_ends(spec, best, full, fixed_z, summary, gap_floor, attempts)
@@ -758,8 +759,9 @@ def _off_singular_observation(spec: FitSpec, best, target, full, fixed_z: dict, 
     the best of those fits and of the fit's earlier regular optima, local runs resume;
     one that converges off the spikes, or else the best held fit, is reported. (Runs
     that stopped where the density at loc is infinite lead back to the spikes: they are
-    not resumed.)"""
-    if not on_singular_observation(spec.dist, best.theta, full.z):
+    not resumed.) With censored data the spikes are on the exact observations."""
+    exact = full.complete.z if isinstance(full, CensoredNLL) else full.z
+    if not on_singular_observation(spec.dist, best.theta, exact):
         return best
     unbounded = (f"the likelihood is unbounded: at shapes "
                  f"{np.round(best.theta[:spec.n_shapes], 4).tolist()} the density is "
@@ -787,7 +789,7 @@ def _off_singular_observation(spec: FitSpec, best, target, full, fixed_z: dict, 
                              gap_floor)
         attempts.append(res.attempt)
         if (res.theta is not None and res.success and np.isfinite(res.value)
-                and not on_singular_observation(spec.dist, res.theta, full.z)):
+                and not on_singular_observation(spec.dist, res.theta, exact)):
             regular.append((res.value, res, label))
     if not regular:
         return best._replace(success=False, message=f"{unbounded} ({best.message})")

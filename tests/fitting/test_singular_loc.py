@@ -52,3 +52,18 @@ def test_small_samples_with_spikes_get_the_best_point_away_from_them(dist, shape
     assert not on_singular_observation(dist, np.array(res), np.sort(x))
     reference = dist.fit(x)  # scipy, from its own start, finds a regular local maximum
     assert res.nll <= dist.nnlf(reference, x) + 1e-6 * abs(dist.nnlf(reference, x))
+
+
+def test_a_censored_sample_with_spikes_is_reported_unbounded_too():
+    # dgamma with a < 1 and loc on an exact observation: before, the censored fit
+    # reported success at such a spike, its NLL moving by 0.1 between runs
+    x = sample(stats.dgamma, (1.1,), 150, seed=12)
+    cut = np.quantile(x, 0.8)
+    data = stats.CensoredData.right_censored(np.minimum(x, cut), x > cut)
+    res = robustfit.fit(stats.dgamma, data)
+    assert not res.success and "the likelihood is unbounded" in res.message
+    exact = np.sort(x[x <= cut])
+    assert not on_singular_observation(stats.dgamma, np.array(res), exact)
+    nll = -(np.sum(stats.dgamma.logpdf(exact, *res))
+            + np.sum(x > cut) * stats.dgamma.logsf(cut, *res))
+    assert res.nll == pytest.approx(nll, rel=1e-10)
