@@ -90,7 +90,8 @@ def quantile_raw_moments(dist, shapes: tuple, count: int) -> np.ndarray | None:
 
 def _rule(dist, shapes: tuple, count: int, step: float):
     """``(Σ w Q**k, Σ w |Q|**k)`` over k at the nodes of ``step``; None where an
-    outermost kept node carries more than TAIL_SHARE (or none is finite)."""
+    outermost kept node carries more than TAIL_SHARE, where a node between kept ones is
+    not finite, or where none is."""
     u, q, w = _nodes(step)
     y = np.empty_like(u)
     lower = u < 0.5
@@ -102,8 +103,8 @@ def _rule(dist, shapes: tuple, count: int, step: float):
         else:
             y[upper] = dist._ppf(u[upper], *(np.full(upper.sum(), s) for s in shapes))
         kept = np.flatnonzero(np.isfinite(y) & (w > 0))
-        if kept.size == 0:
-            return None
+        if kept.size == 0 or kept[-1] - kept[0] + 1 != kept.size:
+            return None  # (only the tails may round away: a gap inside is a failure)
         wk, yk = w[kept], y[kept]
         powers = yk[None, :] ** np.arange(1, count + 1)[:, None]
         terms = wk * powers

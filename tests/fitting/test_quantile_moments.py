@@ -99,3 +99,21 @@ def test_a_slow_quantile_function_is_left_to_scipy_after_one_try(monkeypatch):
     monkeypatch.setattr(quantile_moments, "_SLOW", set())
     assert quantile_raw_moments(stats.gompertz, (0.94,), 2) is None
     assert type(stats.gompertz) in quantile_moments._SLOW
+
+
+class _HoleyQuantile(stats.rv_continuous):
+    """An exponential whose quantile function fails (NaN) on a band inside (0, 1)."""
+
+    def _pdf(self, y):
+        return np.exp(-y)
+
+    def _cdf(self, y):
+        return -np.expm1(-y)
+
+    def _ppf(self, u):
+        return np.where((u > 0.25) & (u < 0.45), np.nan, -np.log1p(-u))
+
+
+def test_a_quantile_function_failing_inside_is_left_to_scipy():
+    # dropping the band's nodes would bias every moment; only the tails may round away
+    assert quantile_raw_moments(_HoleyQuantile(a=0.0, name="holey"), (), 2) is None
