@@ -473,12 +473,7 @@ def _cheaper_target(full: CompleteNLL, probe: CompleteNLL, theta, rng) -> Comple
     it would take more than EXPENSIVE_EVAL_S (irwinhall's pdf builds a B-spline per
     observation: 35 us each) -- a stratified subsample that costs about that much,
     of at least SCORE_SIZE observations; the result is then polished on all the data."""
-    seconds = math.inf
-    for _ in range(3):  # the least of three: a pause of the machine is not a cost
-        started = time.perf_counter()
-        probe(theta)
-        seconds = min(seconds, time.perf_counter() - started)
-    per_obs = seconds / max(probe.n, 1)
+    per_obs = _least_time(probe, theta, 3) / max(probe.n, 1)
     if per_obs * full.n <= EXPENSIVE_EVAL_S:
         return full
     size = max(SCORE_SIZE, int(EXPENSIVE_EVAL_S / per_obs))
@@ -676,9 +671,9 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     if objective is None:
         best = _off_singular_observation(spec, best, target, full, fixed_z, summary,
                                          gap_floor, attempts)
-    if objective is None and not zd.censored:
-        best = _with_knots_on_observations(spec, best, full, fixed_z, gap_floor, attempts)
-    if objective is None:
+        if not zd.censored:
+            best = _with_knots_on_observations(spec, best, full, fixed_z, gap_floor,
+                                               attempts)
         best = _onto_closed_ends(spec, best, full, fixed_z, summary, gap_floor, attempts)
 
     theta = best.theta
@@ -983,12 +978,18 @@ def _certified_by_profile(res: _Local, profile_nll: float) -> _Local:
 def _start_time_budget(objective, theta, evaluations: int) -> None:
     """Start the fit's time budget (:mod:`.time_budget`): ``evaluations`` at the price
     of ``objective`` at ``theta`` (the least of two timings), times its slack."""
+    start_budget(budget_seconds(_least_time(objective, theta, 2), evaluations))
+
+
+def _least_time(fn, theta, repeats: int) -> float:
+    """The least of ``repeats`` timings of ``fn(theta)``, in seconds (a pause of the
+    machine is not a cost)."""
     seconds = math.inf
-    for _ in range(2):
+    for _ in range(repeats):
         started = time.perf_counter()
-        objective(theta)
+        fn(theta)
         seconds = min(seconds, time.perf_counter() - started)
-    start_budget(budget_seconds(seconds, evaluations))
+    return seconds
 
 
 def _race_deadline(first_seconds: float | None) -> float | None:

@@ -70,25 +70,21 @@ def raw_moments(dist, shapes: tuple, loc: float, scale: float, count: int) -> np
         central.append(rest[0] * sd ** 3)
     if count >= 4:
         central.append((rest[1] + 3.0) * v ** 2)
-    for k in range(1, min(count, 4) + 1):
-        # E[X^k] = sum_j C(k, j) E[(X - m)^j] m^(k - j)
-        total = m ** k
-        for j in range(2, k + 1):
-            total += math.comb(k, j) * central[j - 1] * m ** (k - j)
-        out[k - 1] = total
+    out[:len(central)] = _shifted(np.array(central), m, 1.0)  # X = m + (X - m)
     for k in range(5, count + 1):
         out[k - 1] = float(dist.moment(k, *shapes, loc=loc, scale=scale))
     return out
 
 
-
 def _shifted(standard: np.ndarray, loc: float, scale: float) -> np.ndarray:
     """``E[(loc + scale Y)**k]`` for k = 1..len(standard) from ``standard[j - 1] =
-    E[Y**j]``."""
-    count = standard.size
-    powers = np.concatenate([[1.0], standard])
-    out = np.empty(count)
-    for k in range(1, count + 1):
-        out[k - 1] = sum(math.comb(k, j) * loc ** (k - j) * scale ** j * powers[j]
-                         for j in range(k + 1))
+    E[Y**j]``: ``sum_j C(k, j) scale**j E[Y**j] loc**(k - j)``, summed from j = 0."""
+    out = np.empty(standard.size)
+    for k in range(1, standard.size + 1):
+        total = loc ** k
+        for j in range(1, k + 1):
+            if standard[j - 1] == 0.0:
+                continue  # (no contribution: a central first moment, by an infinite mean)
+            total += math.comb(k, j) * (scale ** j * standard[j - 1]) * loc ** (k - j)
+        out[k - 1] = total
     return out

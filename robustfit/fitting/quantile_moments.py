@@ -68,8 +68,7 @@ def quantile_raw_moments(dist, shapes: tuple, count: int) -> np.ndarray | None:
         return None
     if not np.all(dist._argcheck(*shapes)):
         return np.full(count, np.nan)
-    fine = None
-    coarse = None
+    rules = []
     for step in (COARSE_STEP, 0.5 * COARSE_STEP):
         started = time.perf_counter()
         try:
@@ -81,9 +80,9 @@ def quantile_raw_moments(dist, shapes: tuple, count: int) -> np.ndarray | None:
             return None
         if values is None:
             return None
-        coarse, fine = fine, values
-    sums, magnitudes = fine
-    if np.any(np.abs(sums - coarse[0]) > AGREE * magnitudes):
+        rules.append(values)
+    (coarse, _), (sums, magnitudes) = rules
+    if np.any(np.abs(sums - coarse) > AGREE * magnitudes):
         return None
     return sums
 

@@ -589,19 +589,13 @@ class _Run:
         # above the minimum, its slope 9e-4 of f)
         self.doubted = True
         self._shrink_unit("after failure")
-        f_before = self.guard.best_f
         if not self.bounded:
             self._rescale(self.start_scale)  # (z0 is in the scale of the start)
         if not self.powell_from_start:
-            self._scipy_stage("powell", z0, stage="Powell from x0")
+            # (then the scale restarts chose fits the valley left)
+            self._powell_from_x0(z0, rescale=not self.bounded)
             if self.verdict.passed:
                 return
-            if self.guard.best_f < f_before:
-                if not self.bounded:
-                    self._rescale()  # (the scale restarts chose fitted the valley left)
-                self._local_run_from_best("after Powell from x0")
-                if self.verdict.passed:
-                    return
         self._log_simplex_stage(z0)
         if self.verdict.passed:
             return
@@ -642,10 +636,19 @@ class _Run:
         self.powell_from_start = True
         self.log.add("Powell from x0", "strategy", reason=reason,
                      action="Powell from x0 before the restarts")
+        self._powell_from_x0(z0, rescale=False)
+
+    def _powell_from_x0(self, z0, rescale: bool) -> None:
+        """Powell from ``x0``, then a local run from its point where that is the best
+        so far (after :meth:`_rescale` to the best point's magnitudes, where
+        ``rescale``)."""
         f_before = self.guard.best_f
         self._scipy_stage("powell", z0, stage="Powell from x0")
-        if not self.verdict.passed and self.guard.best_f < f_before:
-            self._local_run_from_best("after Powell from x0")
+        if self.verdict.passed or not self.guard.best_f < f_before:
+            return
+        if rescale:
+            self._rescale()
+        self._local_run_from_best("after Powell from x0")
 
     def _log_simplex_stage(self, z0) -> None:
         """Nelder-Mead from the best point in log coordinates for the variables that
@@ -1542,10 +1545,7 @@ class _Run:
             self.log.add(stage, "restarts_agree", f=fn)
 
     def _adapt_gradient(self) -> None:
-        zb, fb = self._best()
-        if self.p.analytic:
-            self.guard.stage = "gradient check"
-            self.p.check_gradient(zb, fb)
+        self._jac_holds()  # (a jac that disagrees is dropped)
         if not self.p.analytic and self.p.fd_scheme == "forward":
             self.p.fd_scheme = "central"
             self.log.add("restart", "gradient_choice", choice="central differences",
