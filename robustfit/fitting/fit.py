@@ -17,6 +17,7 @@ from .closed_ends import closed_ends_near
 from .data import FitData, read_fit_data
 from .domain_ends import interior_values, shapes_on_domain_end
 from .edges import EDGE_GAP, UNBOUNDED_AT_EDGE, settle_on_edge
+from .flat_loc import centre_of_flat_stretch
 from .guesses import (
     Candidate,
     SampleSummary,
@@ -675,6 +676,9 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
             best = _with_knots_on_observations(spec, best, full, fixed_z, gap_floor,
                                                attempts)
         best = _onto_closed_ends(spec, best, full, fixed_z, summary, gap_floor, attempts)
+        if spec.loc_index not in fixed_z:
+            best = _loc_centred_if_free(spec, best, full, fixed_z, summary, gap_floor,
+                                        attempts)
 
     theta = best.theta
     if target is full:
@@ -923,6 +927,35 @@ def _with_knots_on_observations(spec: FitSpec, best, full, fixed_z: dict, gap_fl
                             converged, message, sum(r.nfev for r in runs)))
     return best._replace(nll=nll, theta=theta, value=nll, success=best.success or converged,
                          message=message, hess_inv=None)
+
+
+def _loc_centred_if_free(spec: FitSpec, best, full, fixed_z: dict, summary, gap_floor,
+                         attempts):
+    """``best`` with ``loc`` at the centre of the stretch between observations where the
+    likelihood is flat in it (see :mod:`.flat_loc`), and the scale polished with loc and
+    the shapes held: the same likelihood to rounding, and the same point at every
+    magnitude of the data and with or without censoring. (The scale is polished because
+    BFGS in the kinks of such a likelihood left Laplace-like scales ~1e-6 off; the
+    shapes are held because a shape that moves can end the flatness: dgamma's ``a``,
+    held at 1 by :func:`_off_singular_observation`, would go below 1, where the centre
+    is a minimum in loc between two spikes.)"""
+    if isinstance(full, CensoredNLL):
+        points = np.concatenate([full.complete.z, full.left, full.right, full.lo, full.hi])
+    else:
+        points = full.z
+    theta = centre_of_flat_stretch(best.theta, spec.loc_index, points, full)
+    if theta is None:
+        return best
+    nll = full(theta)
+    held = {**fixed_z, **{j: float(theta[j]) for j in range(spec.loc_index + 1)}}
+    if len(held) < theta.size:
+        polish = _optimize_from(spec, Candidate("flat_loc", theta), full, None, held,
+                                summary, gap_floor)
+        attempts.append(polish.attempt)
+        if (polish.theta is not None and polish.value <= nll and centre_of_flat_stretch(
+                polish.theta, spec.loc_index, points, full) is not None):
+            theta, nll = polish.theta, polish.value
+    return best._replace(theta=theta, nll=nll, value=nll, hess_inv=None)
 
 
 def _canonical(spec: FitSpec, theta, full, fixed_z: dict, summary, gap_floor, attempts):
