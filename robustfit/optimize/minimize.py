@@ -136,6 +136,12 @@ FIRST_SAMPLES = 11
 # the sampled gradients cost at most this share of the evaluations spent (half of it
 # left L1 regression uncertified at its first test: 4,700 evaluations, not 903)
 SAMPLES_SHARE = 1.0
+# the gradients of the non-smooth certificate are sampled in the box of this radius
+# (relative to max(1, |z|)) around the point tested
+SAMPLING_RADIUS = 1e-7
+# the stopping tests at the best point are taken at most this many times (again where
+# one of them found a better point)
+RETESTS = 3
 # a central-difference gradient test failed by up to this factor is taken again with
 # extrapolated differences (see _Run._finer_partials)
 TRUNCATION_REACH = 10.0
@@ -954,7 +960,7 @@ class _Run:
         """The stopping tests at the best point seen (re-testing if one improves)."""
         gtol = self.opts["gtol"]
         verdict = Verdict(False, np.inf, "small gradient")
-        for _ in range(3):
+        for attempt in range(RETESTS):
             zb, fb = self._best()
             g = self._accurate_gradient(zb, fb)
             if g is not None and not self.p.analytic and not np.any(g) and self.p.is_flat(zb, fb):
@@ -1005,8 +1011,13 @@ class _Run:
                 if self.bounded:
                     return verdict
             items = self._sampled_gradients(zb, fb)
-            if self.guard.best_f < fb:
-                continue  # sampling found a better point: test that one instead
+            if self.guard.best_f < fb and (attempt < RETESTS - 1
+                                           or not self._within_sampling_box(zb)):
+                # a better point was found on the way: test that one instead -- but the
+                # last time, one within the sampled box is covered by the certificate at
+                # zb (on |x1| + |x2| the steps towards the kink found 1e-5 of f lower at
+                # every try, and the certificate was never computed)
+                continue
             # gradients sampled within the radius all count (gradient sampling); older
             # bundle gradients only near zb, with a tiny linearisation error there
             if self.p.analytic:
@@ -1023,6 +1034,12 @@ class _Run:
                 return self._unless_plateau(zb, fb, g, Verdict(True, m, name))
             return Verdict(False, min(m, verdict.measure), name)
         return verdict
+
+    def _within_sampling_box(self, z) -> bool:
+        """Whether the best point lies in the box the gradients around ``z`` were
+        sampled in (:func:`.sampling.sample_gradients`)."""
+        half = SAMPLING_RADIUS * np.maximum(1.0, np.abs(z))
+        return bool(np.all(np.abs(self.p.to_z(self.guard.best_x) - z) <= half))
 
     def _sampled_gradients(self, z, f) -> list:
         """Verified gradients at up to ``min(6 n + 6, 60)`` points within 1e-7 of ``z`` (the
@@ -1044,7 +1061,7 @@ class _Run:
         first = min(self.n + 1, FIRST_SAMPLES)
         affordable = int(SAMPLES_SHARE * self.guard.nfev / (2 * self.n + 1))
         count = max(first, min(6 * self.n + 6, 60, affordable))
-        items = sample_gradients(self.p, z, 1e-7, first, self.rng)
+        items = sample_gradients(self.p, z, SAMPLING_RADIUS, first, self.rng)
         if self.guard.best_f < f or not items:
             return items
         G = np.array([gi for _, _, gi in items])
@@ -1053,7 +1070,8 @@ class _Run:
         far = relative_stationarity(z, f, mean) > FAR_FROM_STATIONARY * self.opts["gtol"]
         if far and spread <= AGREEING_SAMPLES * float(np.linalg.norm(mean)):
             return items
-        return items + sample_gradients(self.p, z, 1e-7, count - first, self.rng)
+        return items + sample_gradients(self.p, z, SAMPLING_RADIUS, count - first,
+                                        self.rng)
 
     def _second_opinion(self, z, f, g):
         """The Newton-decrement test where the small-gradient test passed only thanks

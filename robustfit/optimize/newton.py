@@ -39,6 +39,10 @@ MAX_DIMENSION = 20
 # measured again along its eigenvectors, with steps that change f by REFINE_CHANGE |f|
 ILL_CONDITIONED = 1e-5
 REFINE_CHANGE = 1e-6
+# a Newton step of at most this many float64 spacings of every x_i leads to no other
+# representable point: the minimiser to the precision of x, whatever the decrement's
+# size relative to f (which the relative test cannot judge where f is 0 at the minimum)
+RESOLUTION_SPACINGS = 4.0
 
 
 class _BadStep(Exception):
@@ -46,10 +50,11 @@ class _BadStep(Exception):
 
 
 class NewtonCheck(NamedTuple):
-    """Outcome: ``passed``; ``measure`` (``δ / |f|``, inf without a positive
-    definite Hessian); ``improved`` (f at the Newton point was lower than at ``z``);
-    ``hessian``: the coordinate Hessian measured at ``z`` over the tested variables
-    (set by :func:`newton_decrement_test`, for later probes to reuse)."""
+    """Outcome: ``passed``; ``measure`` (``δ / |f|``, or ``δ`` where f is 0; inf
+    without a positive definite Hessian); ``improved`` (f at the Newton point was lower
+    than at ``z``); ``hessian``: the coordinate Hessian measured at ``z`` over the
+    tested variables (set by :func:`newton_decrement_test`, for later probes to
+    reuse)."""
 
     passed: bool
     measure: float
@@ -323,11 +328,39 @@ def _model_check(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarray,
     step, decrement = V @ model[0], model[1]
     if not _inside(p, z + step, np.zeros_like(z)):
         # the model's minimum lies beyond a bound: not an interior minimum
-        return NewtonCheck(False, decrement / abs(f) if f != 0 else np.inf, False)
+        return NewtonCheck(False, _relative(decrement, f), False)
     f_newton = p.value(z + step)
     improved = bool(np.isfinite(f_newton) and f_newton < f)
-    passed = decrement <= tol and not (np.isfinite(f_newton) and f_newton < f - tol)
-    return NewtonCheck(passed, decrement / abs(f) if f != 0 else np.inf, improved)
+    passed = ((decrement <= tol or _below_resolution(p, z, step))
+              and not (np.isfinite(f_newton) and f_newton < f - tol))
+    return NewtonCheck(passed, _relative(decrement, f), improved)
+
+
+def _relative(decrement: float, f: float) -> float:
+    """The check's measure: ``δ / |f|``, or ``δ`` itself where f is 0."""
+    return decrement / abs(f) if f != 0 else decrement
+
+
+def _below_resolution(p: ScaledProblem, z: np.ndarray, step: np.ndarray) -> bool:
+    """Whether the step moves every variable by at most RESOLUTION_SPACINGS float64
+    spacings of its value in ``x``: ``f = sum((x - 1e8)**2)`` is minimised at x = 1e8,
+    where central differences leave a gradient of ~1e-8 (the spacing of 1e8 times the
+    curvature), a slope that moving x by its size would turn into a change of 1 while
+    f is 0 -- yet the Newton step, 7e-9, rounds back to the same point.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustfit.optimize.objective import GuardedObjective
+    >>> p = ScaledProblem(GuardedObjective(lambda x: 0.0), np.ones(2))
+    >>> z = np.array([1e8, 0.5])
+    >>> _below_resolution(p, z, np.array([7e-9, 0.0])), _below_resolution(
+    ...     p, z, np.array([7e-9, 1e-15]))
+    (True, False)
+    """
+    x = p.to_x(z)
+    moved = np.abs(p.to_x(z + step) - x)
+    return bool(np.all(moved <= RESOLUTION_SPACINGS * np.spacing(np.abs(x))))
 
 
 def _unless_lower_along_flat_valley(p: ScaledProblem, z: np.ndarray, f: float,
