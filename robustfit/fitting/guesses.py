@@ -33,6 +33,9 @@ from .quantiles import standard_quantiles
 from .spec import shape_domain
 
 _QUARTILES = np.array([0.25, 0.5, 0.75])
+# starts at the standardised data's own location and scale (the first shapes of the
+# grid) where no moment or quantile of the family could be had
+DEFAULT_STARTS = 3
 
 
 @dataclass(frozen=True)
@@ -327,6 +330,15 @@ def generate_candidates(dist, fixed: dict, guesses: dict, summary: SampleSummary
                                         summary.quartiles[2] - summary.quartiles[0], q[1],
                                         q[2] - q[0])
                     add("quantiles", (*shapes, loc, scale))
+        if not out:
+            # neither moments nor quantiles at any shape: a user's distribution with a
+            # _logpdf alone, whose scipy pdf, cdf and moments recurse into each other
+            # (scipy's own fit dies with RecursionError); the likelihood needs only
+            # the log-density: start at the standardised data's own location and scale
+            for shapes in shape_sets[:DEFAULT_STARTS]:
+                shapes = tuple(fixed.get(j, s) for j, s in enumerate(shapes))
+                if valid_shapes(dist, shapes):
+                    add("default", (*shapes, 0.0, 1.0))
     return out
 
 

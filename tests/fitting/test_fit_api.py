@@ -123,6 +123,37 @@ def test_user_subclass_of_rv_continuous():
     np.testing.assert_allclose(res[0], -x.size / np.sum(np.log(x)), rtol=1e-5)
 
 
+class _ShiftedNormalLog(stats.rv_continuous):
+    """A ``_logpdf`` alone: scipy's pdf, cdf, moments and quantiles recurse into each
+    other (its own ``fit`` raises RecursionError), yet the likelihood is well defined."""
+
+    def _logpdf(self, x, mu):
+        return -0.5 * (x - mu) ** 2 - 0.5 * np.log(2 * np.pi)
+
+
+class _LaplaceLog(stats.rv_continuous):
+    def _logpdf(self, x):
+        return -np.abs(x) - np.log(2.0)
+
+
+@pytest.mark.parametrize("b, a", [(0.0, 1.0), (1e6, 1e4), (-1e-3, 1e-6)])
+def test_user_subclass_with_a_logpdf_alone(b, a):
+    # no moment, quantile or _fitstart can be had: the fit starts from the standardised
+    # data's own location and scale (start "default"); it had found no start at all
+    x = b + a * (3.0 + stats.norm.rvs(size=300, random_state=1))
+    shifted = _ShiftedNormalLog(name="shifted", shapes="mu")
+    res = robustfit.fit(shifted, x, floc=b)
+    assert res.success and res.start == "default", res.message
+    # with loc fixed, x / scale ~ N(mu, 1): scale = std(x - b), mu = mean(x - b) / scale
+    scale = np.std(x - b)
+    np.testing.assert_allclose([res[0], res[2]], [np.mean(x - b) / scale, scale],
+                               rtol=1e-6)
+    laplace = robustfit.fit(_LaplaceLog(name="laplace_log"), x)
+    assert laplace.success, laplace.message
+    np.testing.assert_allclose(tuple(laplace), stats.laplace.fit(x), rtol=1e-7,
+                               atol=1e-9 * a)
+
+
 # -- bad input ------------------------------------------------------------------------
 
 
