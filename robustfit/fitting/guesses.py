@@ -33,8 +33,9 @@ from .quantiles import standard_quantiles
 from .spec import shape_domain
 
 _QUARTILES = np.array([0.25, 0.5, 0.75])
-# starts at the standardised data's own location and scale (the first shapes of the
-# grid) where no moment or quantile of the family could be had
+# starts at the standardised data's own location and scale (at most this many, the
+# first shapes of the grid that take the data in) where no moment or quantile of the
+# family could be had
 DEFAULT_STARTS = 3
 
 
@@ -334,9 +335,14 @@ def generate_candidates(dist, fixed: dict, guesses: dict, summary: SampleSummary
             # neither moments nor quantiles at any shape: a user's distribution with a
             # _logpdf alone, whose scipy pdf, cdf and moments recurse into each other
             # (scipy's own fit dies with RecursionError); the likelihood needs only
-            # the log-density: start at the standardised data's own location and scale
-            for shapes in shape_sets[:DEFAULT_STARTS]:
-                shapes = tuple(fixed.get(j, s) for j, s in enumerate(shapes))
+            # the log-density: start at the standardised data's own location and scale.
+            # The whole grid is tried, the first DEFAULT_STARTS that take the data in
+            # kept: where the shapes set the support's ends and loc and scale are fixed
+            # (a user's density on [0, c]), only some of them do
+            wide = shape_grid(dist, n_shapes, fixed, 5) if n_shapes else [()]
+            for shapes in wide:
+                if len(out) >= DEFAULT_STARTS:
+                    break
                 if valid_shapes(dist, shapes):
                     add("default", (*shapes, 0.0, 1.0))
     return out

@@ -14,6 +14,7 @@ from ..errors import (
     UnexpectedArgumentError,
     UnsupportedDistributionError,
 )
+from .shape_domains import probed_shape_domain
 
 FIT_METHODS = ("MLE", "MM")
 
@@ -183,12 +184,13 @@ def _check_fixed_values(dist, names, fixed: dict[int, float]) -> None:
 
 
 def shape_domain(dist, j: int) -> tuple[float, float]:
-    """Closed domain ``(lo, hi)`` of shape ``j`` from scipy's shape info (or positive)."""
+    """Closed domain ``(lo, hi)`` of shape ``j`` from scipy's shape info, or, for a
+    distribution without it, as its ``_argcheck`` accepts (:mod:`.shape_domains`)."""
     try:
         info = dist._shape_info()[j]
         lo, hi = (float(v) for v in info.domain)
     except (AttributeError, IndexError, NotImplementedError, TypeError):
-        lo, hi = 0.0, np.inf
+        lo, hi = probed_shape_domain(dist, j)
     return lo, hi
 
 

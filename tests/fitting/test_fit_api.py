@@ -340,3 +340,55 @@ def test_arguments_fit_does_not_take_are_type_errors_as_in_scipy():
         robustfit.fit(stats.gamma, x, 1.0, 2.0)
     with pytest.raises(ValueError):
         robustfit.fit(stats.norm, x, plate="shrimp")
+
+
+class _SkewNormal(stats.rv_continuous):
+    """scipy's skew-normal written as a user's subclass: no _shape_info, and an
+    _argcheck that accepts the whole line."""
+
+    def _argcheck(self, a):
+        return np.isfinite(a)
+
+    def _pdf(self, x, a):
+        return stats.skewnorm.pdf(x, a)
+
+    def _cdf(self, x, a):
+        return stats.skewnorm.cdf(x, a)
+
+
+class _Triangle0(stats.rv_continuous):
+    """Density 2x/c**2 on [0, c]: the shape sets the support's upper end."""
+
+    def _argcheck(self, c):
+        return c > 0
+
+    def _get_support(self, c):
+        return 0.0, c
+
+    def _pdf(self, x, c):
+        return 2.0 * x / c ** 2
+
+
+@pytest.mark.parametrize("b, a", [(0.0, 1.0), (1e6, 1e4)])
+def test_user_subclass_with_a_shape_on_the_whole_line(b, a):
+    # the domain comes from _argcheck (robustfit.fitting.shape_domains); taken as
+    # positive, as scipy's default check has it, the fit ended at a = 0.003, 34 units
+    # of log-likelihood short of the truth's, saying success
+    z = stats.skewnorm.rvs(-4, size=400, random_state=np.random.default_rng(3))
+    x = b + a * z
+    res = robustfit.fit(_SkewNormal(name="skewn", shapes="a"), x)
+    reference = stats.skewnorm.fit(x) if b == 0 else stats.skewnorm.fit(z)
+    assert res.success, res.message
+    assert res[0] < -3
+    assert res.nll <= stats.skewnorm.nnlf((reference[0], b + a * reference[1],
+                                           a * reference[2]), x) + 1e-6
+
+
+def test_user_subclass_whose_shape_sets_the_support_end():
+    # loc and scale fixed: only shapes that take every observation in can start, and
+    # the two the grid tried first did not (the fit had found no start at all);
+    # the MLE of c is the largest observation
+    x = 2.0 * np.sqrt(np.random.default_rng(3).uniform(size=400))
+    res = robustfit.fit(_Triangle0(name="tri0", shapes="c"), x, floc=0, fscale=1)
+    assert np.isfinite(res.nll)
+    np.testing.assert_allclose(res[0], x.max(), rtol=1e-6)
