@@ -16,6 +16,7 @@ from scipy import stats
 from .accurate_logpdf import accurate_log_tails, accurate_logpdf
 from .families import scipy_family_entry
 from .interval_quadrature import log_interval_probabilities
+from .log_tails import median_free_log_tails
 
 _DEFAULT_ARGCHECK = stats.rv_continuous._argcheck
 _DEFAULT_GET_SUPPORT = stats.rv_continuous._get_support
@@ -295,6 +296,9 @@ class CensoredNLL:
     def __init__(self, dist, uncensored, left, right, lo, hi):
         self.dist = dist
         self._tails = accurate_log_tails(dist)  # accurate (logcdf, logsf), or None
+        # where scipy's would find the median at every call (no _ppf of the family's
+        # own): (logcdf, logsf) without it, for the left- and right-censored values
+        self._plain_tails = None if self._tails else median_free_log_tails(dist)
         self.complete = CompleteNLL(dist, uncensored)
         self.left, self.left_count = _with_counts(left)
         self.right, self.right_count = _with_counts(right)
@@ -330,12 +334,16 @@ class CensoredNLL:
                     total = _censored_terms(d, self._tails, self, shapes, loc, scale)
                 else:
                     total = 0.0
-                    if self.left.size:
-                        total += np.sum(self.left_count * d.logcdf(
-                            self.left, *shapes, loc=loc, scale=scale))
-                    if self.right.size:
-                        total += np.sum(self.right_count * d.logsf(
-                            self.right, *shapes, loc=loc, scale=scale))
+                    if self._plain_tails is not None:
+                        total += _censored_terms(d, self._plain_tails, self, shapes, loc,
+                                                 scale, intervals=False)
+                    else:
+                        if self.left.size:
+                            total += np.sum(self.left_count * d.logcdf(
+                                self.left, *shapes, loc=loc, scale=scale))
+                        if self.right.size:
+                            total += np.sum(self.right_count * d.logsf(
+                                self.right, *shapes, loc=loc, scale=scale))
                     if self.lo.size:
                         total += self._interval_terms(shapes, loc, scale)
             except Exception:
@@ -366,10 +374,11 @@ class CensoredNLL:
         return total
 
 
-def _censored_terms(d, tails, data, shapes, loc, scale) -> float:
+def _censored_terms(d, tails, data, shapes, loc, scale, intervals: bool = True) -> float:
     """The censored observations' log-probabilities from accurate log-cdf and log-sf
     ``tails`` of the standard distribution (see :mod:`.accurate_logpdf`), with the ends
-    of the support handled here: 0 and -inf beyond them."""
+    of the support handled here: 0 and -inf beyond them. ``intervals=False`` leaves the
+    intervals out (the caller's quadrature takes them)."""
     a, b = support(d, shapes)
     logcdf, logsf = tails
 
@@ -389,7 +398,7 @@ def _censored_terms(d, tails, data, shapes, loc, scale) -> float:
         total += float(np.sum(data.left_count * cdf_log(data.left)))
     if data.right.size:
         total += float(np.sum(data.right_count * sf_log(data.right)))
-    if data.lo.size:
+    if data.lo.size and intervals:
         # log(F(hi) - F(lo)) on whichever tail is smaller, so that it does not cancel
         c_lo, c_hi = cdf_log(data.lo), cdf_log(data.hi)
         s_lo, s_hi = sf_log(data.lo), sf_log(data.hi)
