@@ -6,6 +6,7 @@ from scipy import stats
 
 import robustfit
 from robustfit.fitting.closed_form import closed_form_mle
+from tests.fitting.user_distributions import SkewNormal
 
 
 def test_maxwell_report_at_scale_1e4_matches_closed_form():
@@ -342,20 +343,6 @@ def test_arguments_fit_does_not_take_are_type_errors_as_in_scipy():
         robustfit.fit(stats.norm, x, plate="shrimp")
 
 
-class _SkewNormal(stats.rv_continuous):
-    """scipy's skew-normal written as a user's subclass: no _shape_info, and an
-    _argcheck that accepts the whole line."""
-
-    def _argcheck(self, a):
-        return np.isfinite(a)
-
-    def _pdf(self, x, a):
-        return stats.skewnorm.pdf(x, a)
-
-    def _cdf(self, x, a):
-        return stats.skewnorm.cdf(x, a)
-
-
 class _Triangle0(stats.rv_continuous):
     """Density 2x/c**2 on [0, c]: the shape sets the support's upper end."""
 
@@ -376,7 +363,7 @@ def test_user_subclass_with_a_shape_on_the_whole_line(b, a):
     # of log-likelihood short of the truth's, saying success
     z = stats.skewnorm.rvs(-4, size=400, random_state=np.random.default_rng(3))
     x = b + a * z
-    res = robustfit.fit(_SkewNormal(name="skewn", shapes="a"), x)
+    res = robustfit.fit(SkewNormal(name="skewn", shapes="a"), x)
     reference = stats.skewnorm.fit(x) if b == 0 else stats.skewnorm.fit(z)
     assert res.success, res.message
     assert res[0] < -3
