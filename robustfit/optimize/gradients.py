@@ -23,6 +23,12 @@ def _jax_gradient(fun: Callable, args: tuple, x0: np.ndarray) -> Callable:
     return lambda x: np.asarray(grad(x), dtype=float)
 
 
+# scipy's finite-difference schemes for ``jac``: taken as finite differences of
+# robustfit's own (forward, then central near convergence). "cs" (complex step) is among
+# them: it needs a fun that takes complex x, which a drop-in cannot assume
+SCIPY_SCHEMES = ("2-point", "3-point", "cs")
+
+
 def gradient_source(fun: Callable, args: tuple, jac, x0: np.ndarray,
                     log: EventLog) -> tuple[Callable | None, bool, str]:
     """Return ``(jac_x, returns_grad, name)`` for the ``jac`` argument.
@@ -30,7 +36,7 @@ def gradient_source(fun: Callable, args: tuple, jac, x0: np.ndarray,
     ``jac_x`` is a callable ``x -> gradient`` or None (finite differences, or the
     gradient comes with the value when ``returns_grad``).
     """
-    if jac is None or jac is False or (isinstance(jac, str) and jac in ("2-point", "3-point")):
+    if jac is None or jac is False or (isinstance(jac, str) and jac in SCIPY_SCHEMES):
         return None, False, "finite differences"
     if jac is True:
         return None, True, "returned by fun"
@@ -56,5 +62,6 @@ def gradient_source(fun: Callable, args: tuple, jac, x0: np.ndarray,
                     reason=f"fun not traceable by JAX: {type(exc).__name__}")
         return None, False, "finite differences"
     raise InvalidInputError(
-        f"jac={jac!r} is not valid; use None (finite differences), True (fun returns "
-        f"(f, g)), a callable jac(x, *args), 'jax' or 'auto'.")
+        f"jac={jac!r} is not valid; use None (finite differences, as scipy's "
+        f"'2-point', '3-point' and 'cs' are taken), True (fun returns (f, g)), a callable "
+        f"jac(x, *args), 'jax' or 'auto'.")

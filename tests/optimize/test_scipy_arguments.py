@@ -74,3 +74,17 @@ def test_scipy_only_options_are_refused_with_the_way_to_say_them(options, match)
         return
     with pytest.raises(robustfit.InvalidInputError, match=match):
         robust_minimize(optimize.rosen, X0, options=options)
+
+
+@pytest.mark.parametrize("scheme", ["2-point", "3-point", "cs"])
+def test_scipy_finite_difference_schemes_are_finite_differences(scheme):
+    # a drop-in for minimize(..., jac="cs") must not raise; the run is the jac=None one
+    res = robust_minimize(optimize.rosen, X0, jac=scheme, rng=0)
+    plain = robust_minimize(optimize.rosen, X0, rng=0)
+    assert res.success and res.nfev == plain.nfev
+    np.testing.assert_array_equal(res.x, plain.x)
+
+
+def test_an_unknown_jac_string_is_refused_with_the_choices():
+    with pytest.raises(robustfit.InvalidInputError, match="'cs' are taken"):
+        robust_minimize(optimize.rosen, X0, jac="4-point")
