@@ -379,3 +379,20 @@ def test_user_subclass_whose_shape_sets_the_support_end():
     res = robustfit.fit(_Triangle0(name="tri0", shapes="c"), x, floc=0, fscale=1)
     assert np.isfinite(res.nll)
     np.testing.assert_allclose(res[0], x.max(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("side", ["right", "left"])
+def test_every_observation_censored_on_one_side_has_no_maximum(side):
+    # the likelihood grows as the mass moves past every value: success must be False
+    # (it had said success with an expon scale of 9.7e9; scipy returns 7e-19)
+    x = stats.gamma.rvs(2.0, size=200, random_state=0) * 3 + 1
+    for dist in (stats.expon, stats.norm):
+        res = robustfit.fit(dist, stats.CensoredData(**{side: x}))
+        assert not res.success
+        assert f"every observation is {side}-censored" in res.message
+
+
+def test_censoring_on_both_sides_is_not_taken_for_one_sided():
+    x = stats.norm.rvs(size=200, random_state=0)
+    res = robustfit.fit(stats.norm, stats.CensoredData(left=x[:100], right=x[100:]))
+    assert "censored, so the likelihood keeps growing" not in res.message
