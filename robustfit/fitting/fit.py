@@ -224,12 +224,12 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
                 message = "the optimum lies on the edge of the support in float64"
         one_sided = _one_sided_censoring(fd) if spec.method == "MLE" else None
         if success and one_sided:
+            side, past = one_sided
             success = False
             message = (f"no maximum of the likelihood exists: every observation is "
-                       f"{one_sided}-censored, so the likelihood keeps growing as the "
-                       f"distribution's mass moves {'above' if one_sided == 'right' else 'below'} "
-                       f"them all; the point reported is where the optimiser stopped "
-                       f"({message})")
+                       f"{side}-censored, so the likelihood keeps growing as the "
+                       f"distribution's mass moves {past} them all; the point reported "
+                       f"is where the optimiser stopped ({message})")
         mass = density_mass(spec.dist, theta[:spec.n_shapes])
         if success and mass_is_off(mass):
             success = False
@@ -243,17 +243,18 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
                      if not fd.censored else data)
 
 
-def _one_sided_censoring(fd: FitData) -> str | None:
-    """'right' or 'left' where every observation is censored on that side (no exact
-    value, no interval, none censored on the other side): the likelihood's supremum is
-    then approached as the distribution moves past them all, and no maximum exists
-    (scipy's expon fitted to 200 right-censored values returned a scale of 7e-19)."""
+def _one_sided_censoring(fd: FitData) -> tuple[str, str] | None:
+    """``("right", "above")`` or ``("left", "below")`` where every observation is
+    censored on that side (no exact value, no interval, none censored on the other
+    side): the likelihood's supremum is then approached as the distribution moves
+    past them all, and no maximum exists (scipy's expon fitted to 200 right-censored
+    values returned a scale of 7e-19)."""
     if fd.uncensored.size or fd.lo.size:
         return None
     if fd.right.size and not fd.left.size:
-        return "right"
+        return "right", "above"
     if fd.left.size and not fd.right.size:
-        return "left"
+        return "left", "below"
     return None
 
 
@@ -698,9 +699,8 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
             best = _with_knots_on_observations(spec, best, full, fixed_z, gap_floor,
                                                attempts)
         best = _onto_closed_ends(spec, best, full, fixed_z, summary, gap_floor, attempts)
-        if spec.loc_index not in fixed_z:
-            best = _loc_centred_if_free(spec, best, full, fixed_z, summary, gap_floor,
-                                        attempts)
+        best = _loc_centred_if_free(spec, best, full, fixed_z, summary, gap_floor,
+                                    attempts)
 
     theta = best.theta
     if target is full:
@@ -961,6 +961,8 @@ def _loc_centred_if_free(spec: FitSpec, best, full, fixed_z: dict, summary, gap_
     shapes are held because a shape that moves can end the flatness: dgamma's ``a``,
     held at 1 by :func:`_off_singular_observation`, would go below 1, where the centre
     is a minimum in loc between two spikes.)"""
+    if spec.loc_index in fixed_z:
+        return best
     if isinstance(full, CensoredNLL):
         points = np.concatenate([full.complete.z, full.left, full.right, full.lo, full.hi])
     else:

@@ -295,10 +295,12 @@ class CensoredNLL:
 
     def __init__(self, dist, uncensored, left, right, lo, hi):
         self.dist = dist
-        self._tails = accurate_log_tails(dist)  # accurate (logcdf, logsf), or None
-        # where scipy's would find the median at every call (no _ppf of the family's
-        # own): (logcdf, logsf) without it, for the left- and right-censored values
-        self._plain_tails = None if self._tails else median_free_log_tails(dist)
+        # (logcdf, logsf) of the standard distribution for the censored values: accurate
+        # ones (which take the intervals too), or ones without scipy's per-call median
+        # where that is a root-finding (no _ppf of the family's own); None: scipy's
+        accurate = accurate_log_tails(dist)
+        self._tails = accurate or median_free_log_tails(dist)
+        self._tails_take_intervals = accurate is not None
         self.complete = CompleteNLL(dist, uncensored)
         self.left, self.left_count = _with_counts(left)
         self.right, self.right_count = _with_counts(right)
@@ -331,21 +333,18 @@ class CensoredNLL:
         with np.errstate(all="ignore"):
             try:
                 if self._tails is not None:
-                    total = _censored_terms(d, self._tails, self, shapes, loc, scale)
+                    total = _censored_terms(d, self._tails, self, shapes, loc, scale,
+                                            intervals=self._tails_take_intervals)
                 else:
                     total = 0.0
-                    if self._plain_tails is not None:
-                        total += _censored_terms(d, self._plain_tails, self, shapes, loc,
-                                                 scale, intervals=False)
-                    else:
-                        if self.left.size:
-                            total += np.sum(self.left_count * d.logcdf(
-                                self.left, *shapes, loc=loc, scale=scale))
-                        if self.right.size:
-                            total += np.sum(self.right_count * d.logsf(
-                                self.right, *shapes, loc=loc, scale=scale))
-                    if self.lo.size:
-                        total += self._interval_terms(shapes, loc, scale)
+                    if self.left.size:
+                        total += np.sum(self.left_count * d.logcdf(
+                            self.left, *shapes, loc=loc, scale=scale))
+                    if self.right.size:
+                        total += np.sum(self.right_count * d.logsf(
+                            self.right, *shapes, loc=loc, scale=scale))
+                if self.lo.size and not self._tails_take_intervals:
+                    total += self._interval_terms(shapes, loc, scale)
             except Exception:
                 return np.inf
         if not np.isfinite(total):

@@ -78,11 +78,11 @@ def _both_tails(dist, u, shapes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     upper = c > 0.5
     if np.any(upper):
         upper |= u >= np.min(u[upper])
+    top = int(np.argmax(u))
     ask = upper.copy()
-    ask[np.argmax(u)] = True
+    ask[top] = True
     s = np.full(u.shape, np.nan)
     s[ask] = 1.0 - c[ask] if generic_sf else _sf(dist, u[ask], shapes)
-    top = int(np.argmax(u))
     if not generic_sf and s[top] < c[top] <= 0.5:
         s = _sf(dist, u, shapes)
         ask[:] = True
