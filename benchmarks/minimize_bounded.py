@@ -3,8 +3,8 @@
 Three sets, each from the same starts:
 
 * ``nist_sign``: NIST's StRD regressions with each parameter bounded to the side of zero
-  its certified value is on, within 100x (interior minima); solved = within 1e-6 of the
-  certified RSS.
+  its certified value is on, within 100x (interior minima); solved = at most 1e-6 of
+  the certified RSS above it.
 * ``nist_active``: the same with the last parameter capped at 80% of its certified value,
   so that the constrained minimum sits on that bound; the reference is the best of
   L-BFGS-B (tight tolerances) from the capped certified point, the start and robust's
@@ -83,12 +83,19 @@ def _run(fun, x0, bounds):
     return res, calls[0], ref, ref_calls[0]
 
 
+def _reaches(f, fstar, tol):
+    """``f`` at most ``tol`` above ``fstar``, as the catalogues count it
+    (``Problem.solved``): below it counts too, as rounding puts NIST's Lanczos1 (1.428e-25
+    against a certified 1.4308e-25, computed in higher precision)."""
+    return bool(np.isfinite(f) and f <= fstar + tol)
+
+
 def _row(set_name, name, res, nfev, ref, ref_nfev, fstar, tol):
-    solved = bool(abs(res.fun - fstar) <= tol)
+    solved = _reaches(res.fun, fstar, tol)
     return dict(set=set_name, problem=name, f=float(res.fun), fstar=float(fstar),
                 solved=solved, success=bool(res.success),
                 false_success=bool(res.success and not solved), nfev=nfev,
-                lbfgsb_solved=bool(abs(ref.fun - fstar) <= tol), lbfgsb_nfev=ref_nfev,
+                lbfgsb_solved=_reaches(ref.fun, fstar, tol), lbfgsb_nfev=ref_nfev,
                 message=str(res.message)[:120])
 
 

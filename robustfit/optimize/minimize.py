@@ -26,6 +26,7 @@ from scipy.optimize import OptimizeResult
 
 from ..errors import InvalidInputError
 from .bfgs import Bundle, guarded_bfgs
+from .eigen_sweeps import eigen_line_sweeps
 from .events import EventLog
 from .fallbacks import (
     log_coordinates,
@@ -1234,7 +1235,12 @@ class _Run:
         (small problems that converged quickly), it is not taken."""
         if not (EPS * EPS < f and cost <= POLISH_SHARE * self.guard.nfev):
             return
-        newton_decrement_test(self.p, z, f, g, self.opts["gtol"])
+        check = newton_decrement_test(self.p, z, f, g, self.opts["gtol"])
+        if check is not None and check.hessian is not None:
+            # then values of f along the Hessian's eigenvectors, which resolve the
+            # minimum where the gradient's rounding floor hides it
+            # (:mod:`.eigen_sweeps`; Lanczos1 with sign bounds: 3e-20 to 1.4e-25)
+            eigen_line_sweeps(self.p, *self._best(), check.hessian)
         if self.guard.best_f < f:
             self.log.add(self.guard.stage, "newton_polish", f=f, f_best=self.guard.best_f,
                          reason="one Newton step from a pass at a negligible f")

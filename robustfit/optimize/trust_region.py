@@ -42,6 +42,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .eigen_sweeps import MAX_SWEEP_ROUNDS, eigen_line_sweeps
 from .newton import (
     ILL_CONDITIONED,
     MAX_DIMENSION,
@@ -145,7 +146,7 @@ def trust_region_newton(p: ScaledProblem, z: np.ndarray, f: float,
     start = p.guard.nfev
     g = gradient(z, f)
     radius = 0.1 * max(1.0, float(np.linalg.norm(z)))
-    accepted = 0
+    accepted = sweeps = 0
     H, measured = None, False  # the model's Hessian, and whether it was measured here
     since_measured = 0
     while p.guard.nfev - start < max_evaluations:
@@ -167,6 +168,18 @@ def trust_region_newton(p: ScaledProblem, z: np.ndarray, f: float,
                 np.linalg.norm(z))):
             if not measured:
                 H = None  # an updated model may be what promises nothing: measure it
+                continue
+            swept = eigen_line_sweeps(p, z, f, H) if sweeps < MAX_SWEEP_ROUNDS else None
+            sweeps += 1
+            if swept is not None and f - swept[1] > 0.1 * gtol * abs(f):
+                # the gradient is at its rounding floor, yet f still resolves a lower
+                # point along the model's eigenvectors: go on from there
+                z, f = swept
+                g = gradient(z, f)
+                H, measured = None, False
+                accepted += 1
+                if on_iteration is not None:
+                    on_iteration(z, f, g)
                 continue
             return TrustRegionOutcome("the model promises nothing above rounding", accepted)
         if step >= 0.99 * radius and p.lower is None:
