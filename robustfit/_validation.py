@@ -23,22 +23,33 @@ def as_float_array(x, name: str, *, ndim: int | None = None) -> np.ndarray:
 
     float16/float32 input is promoted to float64 so that sums do not overflow or lose
     precision; integer and boolean input become float64. Complex, object and string input
-    is refused with an error naming ``name``.
+    is refused with an error naming ``name``. The masked entries of a masked array become
+    NaN (missing values, which ``nan_policy`` then handles): ``np.asarray`` would keep
+    the values under the mask, as ``scipy.stats`` fits silently do.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> as_float_array(np.ma.masked_array([1, 2, 3], mask=[0, 1, 0]), "data")
+    array([ 1., nan,  3.])
     """
+    mask = np.ma.getmaskarray(x) if np.ma.isMaskedArray(x) else None
     try:
-        arr = np.asarray(x)
+        arr = np.asarray(np.ma.getdata(x) if mask is not None else x)
     except Exception as exc:  # ragged lists and the like
         raise InvalidInputError(f"{name} could not be converted to an array: {exc}") from exc
     if arr.dtype.kind in "biu":
         arr = arr.astype(np.float64)
     elif arr.dtype.kind == "f":
-        if arr.dtype.itemsize < 8:
-            arr = arr.astype(np.float64)
+        if arr.dtype.itemsize < 8 or (mask is not None and mask.any()):
+            arr = arr.astype(np.float64 if arr.dtype.itemsize < 8 else arr.dtype)
     else:
         raise InvalidInputError(
             f"{name} must hold real numbers, got dtype {arr.dtype}; convert it with "
             f"np.asarray({name}, dtype=float) after removing non-numeric entries."
         )
+    if mask is not None and mask.any():
+        arr[mask] = np.nan  # (arr is a copy here: astype above)
     if ndim is not None and arr.ndim != ndim:
         if ndim == 1 and arr.ndim == 0:
             arr = arr.reshape(1)
@@ -66,7 +77,8 @@ def handle_nonfinite(arr: np.ndarray, name: str, nan_policy: str) -> tuple[np.nd
     if nan_policy == "raise":
         first = int(np.flatnonzero(bad)[0])
         raise NonFiniteDataError(
-            f"{name} holds {n_bad} non-finite value(s) (NaN or inf); the first is at "
+            f"{name} holds {n_bad} non-finite or masked value(s) (NaN, inf, or a masked "
+            f"array's masked entries); the first is at "
             f"index {first} ({arr[first]!r}). Clean the data or pass nan_policy='omit'."
         )
     return arr[~bad], n_bad

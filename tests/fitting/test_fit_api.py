@@ -168,6 +168,22 @@ def test_nan_raise_names_count_and_index_and_omit_records_it():
         robustfit.fit(stats.norm, x, nan_policy="drop")
 
 
+def test_masked_entries_are_missing_values():
+    # np.asarray keeps the values under a mask, and scipy's fit silently fits them; here
+    # they are missing values, which nan_policy handles like NaN
+    x = np.array([1.0, 2.0, 50.0, 3.0, 2.5, 1.5, 80.0])
+    masked = np.ma.masked_array(x, mask=x > 10)
+    with pytest.raises(robustfit.NonFiniteDataError, match=r"2 non-finite or masked.*index 2"):
+        robustfit.fit(stats.norm, masked)
+    res = robustfit.fit(stats.norm, masked, nan_policy="omit")
+    assert res.n_omitted == 2 and res.n_obs == 5
+    np.testing.assert_allclose(tuple(res), stats.norm.fit(x[x <= 10]), rtol=1e-12)
+    assert masked.data[2] == 50.0 and masked.mask[2]  # the user's array is untouched
+    # a masked array with nothing masked is plain data
+    plain = robustfit.fit(stats.norm, np.ma.masked_array(x))
+    np.testing.assert_allclose(tuple(plain), stats.norm.fit(x), rtol=1e-12)
+
+
 def test_too_few_points():
     with pytest.raises(robustfit.InsufficientDataError, match="3 free parameters"):
         robustfit.fit(stats.gamma, [1.0, 2.0])
