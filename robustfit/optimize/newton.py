@@ -123,6 +123,18 @@ def finite_difference_hessian(p: ScaledProblem, z: np.ndarray, f: float,
         if np.any(shrunk):
             h = np.where(shrunk, HESSIAN_STEP * sizes, h)
             out = _second_differences(p, z, f, np.eye(z.size)[:, coords], h)
+    elif not np.any(out[0]):
+        # f the same at every point of the stencil: with bounds, a variable that shrank
+        # below a tenth of its typical size is stepped by its own size, which near a
+        # minimum at 0 changes f by less than its rounding (-exp(-|x|**2) in
+        # [-10, 10]**3 at x ~ 1e-9: steps of 1e-13, a Hessian of zeros, and the check
+        # failed at the minimum); once more with the usual steps where they keep inside
+        usual = np.array([p.step(z, i, HESSIAN_STEP) for i in coords])
+        reach = np.zeros_like(z)
+        reach[coords] = usual
+        if np.any(usual > h) and _inside(p, z, reach):
+            retry = _second_differences(p, z, f, np.eye(z.size)[:, coords], usual)
+            out = out if retry is None else retry
     return None if out is None else out[0]
 
 

@@ -89,8 +89,17 @@ def min_norm_convex_combination(G: np.ndarray, iters: int = 500) -> np.ndarray:
     >>> d = min_norm_convex_combination(np.array([[1.0, 1.0], [-1.0, 1.0]]))
     >>> np.round(d, 6)
     array([0., 1.])
+
+    Rows that are not finite (a difference of values near overflow) take no part; with
+    none left the answer is infinite, which certifies nothing:
+
+    >>> min_norm_convex_combination(np.array([[np.inf, 1.0], [1.0, np.nan]]))
+    array([inf, inf])
     """
     G = np.asarray(G, dtype=float)
+    G = G[np.all(np.isfinite(G), axis=1)]
+    if G.shape[0] == 0:
+        return np.full(G.shape[1], np.inf)
     m = G.shape[0]
     norm = np.max(np.abs(G))
     if norm == 0 or m == 1:

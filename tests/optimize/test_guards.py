@@ -274,6 +274,27 @@ def test_no_runtime_warning_from_the_core_on_huge_values():
     assert res.success and res.fun < 1e-20
 
 
+def test_minima_at_the_edge_of_overflow_end_without_an_internal_error():
+    # the Holder table function without its box: a lattice of local minima that deepen
+    # as exp(r / pi), down to where f overflows to -inf (a bad point). Gradients
+    # sampled there are differences of values near 1e308 and overflow; the min-norm
+    # combination of them raised IndexError ("stopped by an internal error") from
+    # these starts until non-finite rows were left out
+    def holder_table(x):
+        r = np.sqrt(x[0] ** 2 + x[1] ** 2)
+        return float(-abs(np.sin(x[0]) * np.cos(x[1]) * np.exp(abs(1 - r / np.pi))))
+
+    for seed in (13, 25):
+        x0 = np.random.default_rng(seed).uniform(-10, 10, 2)
+        res = robust_minimize(holder_table, x0, rng=0, maxfev=20000)
+        assert not [e for e in res.events if e["kind"] == "internal_error"]
+        assert res.fun == holder_table(res.x) and np.isfinite(res.fun)
+        if res.success:  # a lattice minimum: f is higher half a period away each way
+            for d in np.eye(2):
+                assert holder_table(res.x + 0.5 * d) > res.fun
+                assert holder_table(res.x - 0.5 * d) > res.fun
+
+
 def test_a_correct_gradient_is_kept_where_central_differences_are_poor():
     # logistic regression, features scaled from 1e-3 to 1e3 (Hessian condition 2e10):
     # at the optimum the gradient is 1e-6 and the central difference in a feature of
