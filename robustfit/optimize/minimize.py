@@ -49,7 +49,7 @@ from .problem import CENTRAL_STEP, FORWARD_STEP, OutsideLimit, ScaledProblem
 from .profiles import lower_along_profiles, profile_probe_cost
 from .restarts import restart_point
 from .result import build_result
-from .sampling import gradient_sampling, sample_gradients, verified_gradient
+from .sampling import VERIFY_STEP, gradient_sampling, sample_gradients, verified_gradient
 from .scale_probe import lower_decades_away
 from .stationarity import (
     Verdict,
@@ -1009,7 +1009,12 @@ class _Run:
                         return withdrawn or Verdict(True, check.measure, "Newton decrement")
                     if check.improved:
                         continue  # the Newton point is lower: test that one instead
-                if self.bounded:
+                if self.bounded and not (self._clear_of_bounds(zb)
+                                         and verified_gradient(self.p, zb, fb) is None):
+                    # (with bounds the sampled certificate is tried only at a kink: where
+                    # the one-sided differences at zb disagree; tried at every failed
+                    # test, it cost NIST's regressions with an active bound 15% more
+                    # evaluations, median, Hock-Schittkowski's box quadratic 3x)
                     return verdict
             items = self._sampled_gradients(zb, fb)
             if self.guard.best_f < fb and (attempt < RETESTS - 1
@@ -1035,6 +1040,17 @@ class _Run:
                 return self._unless_plateau(zb, fb, g, Verdict(True, m, name))
             return Verdict(False, min(m, verdict.measure), name)
         return verdict
+
+    def _clear_of_bounds(self, z) -> bool:
+        """Whether the gradients sampled around ``z`` (within SAMPLING_RADIUS of the
+        variables' sizes, each verified by central differences) all keep inside the
+        bounds, twice over: there the box plays no part, and the non-smooth certificate
+        of an unbounded run applies. ``sum(|x|) + prod(|x|)`` in ``[-10, 10]**4``
+        reached 1e-21 to 1e-41 at its kink at 0 and ended ``success=False`` from 4 of 6
+        random starts (without bounds: certified from all 6)."""
+        half = SAMPLING_RADIUS * np.maximum(1.0, np.abs(z))
+        reach = 2.0 * (half + self.p.fd_steps_of(np.abs(z) + half, VERIFY_STEP))
+        return bool(np.all(z - reach >= self.p.lower) and np.all(z + reach <= self.p.upper))
 
     def _within_sampling_box(self, z) -> bool:
         """Whether the best point lies in the box the gradients around ``z`` were
