@@ -31,6 +31,7 @@ from .closed_form import closed_form_mle
 from .likelihood import support, valid_shapes
 from .quantiles import standard_quantiles
 from .spec import shape_domain
+from .tight_ends import shape_ends
 
 _QUARTILES = np.array([0.25, 0.5, 0.75])
 # starts at the standardised data's own location and scale (at most this many, the
@@ -249,9 +250,49 @@ def fit_into_support(dist, theta, fixed: dict, summary: SampleSummary,
             return None
         scale = max(need + [scale])
     else:
-        return None
+        # loc and scale both fixed: only shapes that are themselves ends of the
+        # support can make room (truncweibull_min's a and b)
+        shapes = _ends_moved_by_shapes(
+            dist, shapes, fixed, None if ok_lo else (summary.zmin - gap_lo - loc) / scale,
+            None if ok_hi else (summary.zmax + gap_hi - loc) / scale)
+        if shapes is None:
+            return None
+        theta[:li] = shapes
     theta[li], theta[si] = loc, scale
     return theta
+
+
+def _ends_moved_by_shapes(dist, shapes: tuple, fixed: dict, lower: float | None,
+                          upper: float | None) -> tuple | None:
+    """``shapes`` with the free ones that are ends of the standard support
+    (:func:`.tight_ends.shape_ends`) set to ``lower`` and ``upper`` (None: that end is
+    fine as it is); None where no free shape is the violated end, or the result is not
+    valid.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> _ends_moved_by_shapes(stats.truncweibull_min, (2.0, 0.0, 1.0), {}, None, 1.7)
+    (2.0, 0.0, 1.7)
+    >>> _ends_moved_by_shapes(stats.gamma, (2.0,), {}, -1.0, None) is None
+    True
+    """
+    free = [j for j in range(len(shapes)) if j not in fixed]
+    ends = shape_ends(dist, shapes, free)
+    moved = list(shapes)
+    for want, j in zip((lower, upper), ends, strict=True):
+        if want is None:
+            continue
+        if j is None:
+            return None
+        moved[j] = want
+    moved = tuple(moved)
+    if not valid_shapes(dist, moved):
+        return None
+    a, b = support(dist, moved)
+    if (lower is not None and not a <= lower) or (upper is not None and not b >= upper):
+        return None
+    return moved
 
 
 def exact_candidate(dist, z: np.ndarray, fixed: dict) -> Candidate | None:

@@ -163,6 +163,12 @@ def minimize_local(f, t0, *, maxfev: int = 3000, xtol: float = 1e-9,
         return LocalResult(t0, np.inf, False, str(stop), 0, abandoned=True)
     if not np.isfinite(start_value):
         return LocalResult(t0, np.inf, False, "infeasible start", 1)
+    if t0.size == 0:
+        # nothing left free (a shape held at a closed end with loc and scale fixed:
+        # foldnorm, rice and triang with floc and fscale raised ValueError on the
+        # empty gradient): the value at the start is the minimum
+        return LocalResult(t0, start_value, True, "no free parameters", 1,
+                           hess_inv=np.zeros((0, 0)))
     msgs = []
     converged = False
     abandoned = heading = False

@@ -62,3 +62,33 @@ def test_shape_ends_and_where_the_profile_does_not_apply():
     # a free shape that is not an end (truncweibull_min's c): not a one-dimensional profile
     assert tighten_shape_ends(stats.truncweibull_min, [2.0, 0.1, 3.0, 0.0, 1.0], nll,
                               {4: 1.0}, 3, 0.2, 2.5, 0) is None
+
+
+@pytest.mark.parametrize("name, shapes", [("foldnorm", (1.95,)), ("rice", (0.775,)),
+                                          ("triang", (0.158,))])
+def test_loc_and_scale_fixed_with_the_shape_on_a_closed_end(name, shapes):
+    # with floc and fscale, a shape held at a closed end of its domain leaves nothing
+    # free, and the refit raised ValueError on the empty gradient (an exception out of
+    # robustfit.fit); the fit now matches scipy's
+    from benchmarks.fit_cases import sample
+
+    dist = getattr(stats, name)
+    x = sample(dist, shapes, 300, seed=7)
+    res = robustfit.fit(dist, x, floc=0, fscale=1)
+    assert res.success and tuple(res)[-2:] == (0, 1)
+    assert dist.nnlf(tuple(res), x) <= dist.nnlf(dist.fit(x, floc=0, fscale=1), x) + 1e-6
+
+
+def test_loc_and_scale_fixed_the_end_shapes_make_room_for_the_data():
+    # truncweibull_min's a and b are the ends of its support: with floc=0 and fscale=1
+    # no start covered the data ("no starting point gave a finite likelihood",
+    # success=False); the starts now put the end shapes beyond the extreme observations
+    from benchmarks.fit_cases import sample
+
+    dist = stats.truncweibull_min
+    x = sample(dist, (2.5, 0.25, 1.75), 300, seed=7)
+    res = robustfit.fit(dist, x, floc=0, fscale=1)
+    c, a, b = tuple(res)[:3]
+    assert np.isfinite(res.nll) and a <= x.min() and b >= x.max()
+    assert dist.nnlf(tuple(res), x) <= dist.nnlf(dist.fit(x, floc=0, fscale=1), x)
+    assert dist.nnlf(tuple(res), x) <= dist.nnlf((2.5, 0.25, 1.75, 0, 1), x)
