@@ -906,8 +906,8 @@ def _with_tight_shape_ends(spec: FitSpec, best, target, full, fixed_z: dict,
     nll_full = full(theta) if target is not full else value
     if not np.isfinite(nll_full):
         return best
-    message = (f"the support's ends held at the extreme observations, the free location "
-               f"or scale profiled ({'converged' if converged else 'not converged'}); "
+    message = (f"the support's ends held at the extreme observations, the other free "
+               f"parameters optimised ({'converged' if converged else 'not converged'}); "
                f"before: {best.message}")
     return best._replace(nll=nll_full, theta=theta, value=value, success=converged,
                          start=best.start, message=message, hess_inv=None)
