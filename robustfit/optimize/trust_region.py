@@ -148,6 +148,15 @@ def trust_region_newton(p: ScaledProblem, z: np.ndarray, f: float,
     radius = 0.1 * max(1.0, float(np.linalg.norm(z)))
     accepted = sweeps = 0
     H, measured = None, False  # the model's Hessian, and whether it was measured here
+
+    def arrived(z_new: np.ndarray, f_new: float) -> np.ndarray | None:
+        """The gradient at a point reached by a jump (a valley step or a sweep), which
+        the callback then sees; the caller measures the Hessian there afresh."""
+        g_new = gradient(z_new, f_new)
+        if on_iteration is not None:
+            on_iteration(z_new, f_new, g_new)
+        return g_new
+
     since_measured = 0
     while p.guard.nfev - start < max_evaluations:
         if g is None or not np.all(np.isfinite(g)):
@@ -175,22 +184,18 @@ def trust_region_newton(p: ScaledProblem, z: np.ndarray, f: float,
                 # the gradient is at its rounding floor, yet f still resolves a lower
                 # point along the model's eigenvectors: go on from there
                 z, f = swept
-                g = gradient(z, f)
+                g = arrived(z, f)
                 H, measured = None, False
                 accepted += 1
-                if on_iteration is not None:
-                    on_iteration(z, f, g)
                 continue
             return TrustRegionOutcome("the model promises nothing above rounding", accepted)
         if step >= 0.99 * radius and p.lower is None:
             moved = _valley_step(p, z, f, g, H, radius)
             if moved is not None:  # a new point far away: its gradient and Hessian
                 z, f = moved
-                g = gradient(z, f)
+                g = arrived(z, f)
                 H, measured = None, False
                 accepted += 1
-                if on_iteration is not None:
-                    on_iteration(z, f, g)
                 continue
         f_new = p.value(z + s)
         agreement = (f - f_new) / promised if np.isfinite(f_new) else -np.inf
