@@ -265,9 +265,9 @@ def fit_into_support(dist, theta, fixed: dict, summary: SampleSummary,
 def _ends_moved_by_shapes(dist, shapes: tuple, fixed: dict, lower: float | None,
                           upper: float | None) -> tuple | None:
     """``shapes`` with the free ones that are ends of the standard support
-    (:func:`.tight_ends.shape_ends`) set to ``lower`` and ``upper`` (None: that end is
-    fine as it is); None where no free shape is the violated end, or the result is not
-    valid.
+    (:func:`.tight_ends.shape_ends`) moved so that those ends are at ``lower`` and
+    ``upper`` (None: that end is fine as it is); None where no free shape is the
+    violated end, or the result is not valid.
 
     Examples
     --------
@@ -279,13 +279,14 @@ def _ends_moved_by_shapes(dist, shapes: tuple, fixed: dict, lower: float | None,
     """
     free = [j for j in range(len(shapes)) if j not in fixed]
     ends = shape_ends(dist, shapes, free)
+    current = support(dist, tuple(shapes))
     moved = list(shapes)
-    for want, j in zip((lower, upper), ends, strict=True):
+    for want, j, end in zip((lower, upper), ends, current, strict=True):
         if want is None:
             continue
         if j is None:
             return None
-        moved[j] = want
+        moved[j] += want - end  # (the end moves one for one with the shape)
     moved = tuple(moved)
     if not valid_shapes(dist, moved):
         return None
