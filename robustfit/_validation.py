@@ -41,15 +41,17 @@ def as_float_array(x, name: str, *, ndim: int | None = None) -> np.ndarray:
     if arr.dtype.kind in "biu":
         arr = arr.astype(np.float64)
     elif arr.dtype.kind == "f":
-        if arr.dtype.itemsize < 8 or (mask is not None and mask.any()):
-            arr = arr.astype(np.float64 if arr.dtype.itemsize < 8 else arr.dtype)
+        if arr.dtype.itemsize < 8:
+            arr = arr.astype(np.float64)
+        elif mask is not None and mask.any():
+            arr = arr.copy()  # (the NaN below must not reach the user's array)
     else:
         raise InvalidInputError(
             f"{name} must hold real numbers, got dtype {arr.dtype}; convert it with "
             f"np.asarray({name}, dtype=float) after removing non-numeric entries."
         )
     if mask is not None and mask.any():
-        arr[mask] = np.nan  # (arr is a copy here: astype above)
+        arr[mask] = np.nan  # (arr is a copy here)
     if ndim is not None and arr.ndim != ndim:
         if ndim == 1 and arr.ndim == 0:
             arr = arr.reshape(1)

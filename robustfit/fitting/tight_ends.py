@@ -109,12 +109,7 @@ def tighten_shape_ends(dist, theta, nll: Callable, fixed: dict, n_shapes: int,
             th[loc_i] = u
         else:
             th[scale_i] = math.exp(u)
-        loc, scale = th[loc_i], th[scale_i]
-        if lower is not None:
-            th[lower] = (lo_end - loc) / scale
-        if upper is not None:
-            th[upper] = (hi_end - loc) / scale
-        return th
+        return _ends_at(th, lower, upper, lo_end, hi_end, loc_i, scale_i)
 
     def objective(u: float) -> float:
         value = nll(at(u))
@@ -154,12 +149,8 @@ def _with_both_fixed(theta, nll: Callable, lower: int | None, upper: int | None,
     """
     if lower is None and upper is None:
         return None
-    th = np.array(theta, dtype=float)
-    loc, scale = th[loc_i], th[scale_i]
-    if lower is not None:
-        th[lower] = (lo_end - loc) / scale
-    if upper is not None:
-        th[upper] = (hi_end - loc) / scale
+    th = _ends_at(np.array(theta, dtype=float), lower, upper, lo_end, hi_end, loc_i,
+                  scale_i)
 
     def objective(values: np.ndarray) -> float:
         trial = th.copy()
@@ -177,3 +168,15 @@ def _with_both_fixed(theta, nll: Callable, lower: int | None, upper: int | None,
         return None
     th[others] = res.x
     return th, float(res.fun), bool(res.success)
+
+
+def _ends_at(th: np.ndarray, lower: int | None, upper: int | None, lo_end: float,
+             hi_end: float, loc_i: int, scale_i: int) -> np.ndarray:
+    """``th`` with its end shapes (indices ``lower``, ``upper``; None: no such shape)
+    putting the support's ends at ``lo_end`` and ``hi_end`` for its loc and scale."""
+    loc, scale = th[loc_i], th[scale_i]
+    if lower is not None:
+        th[lower] = (lo_end - loc) / scale
+    if upper is not None:
+        th[upper] = (hi_end - loc) / scale
+    return th

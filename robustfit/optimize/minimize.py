@@ -1028,9 +1028,10 @@ class _Run:
             # bundle gradients only near zb, with a tiny linearisation error there
             if self.p.analytic:
                 items += gradients_near(self.bundle.items, zb, fb)
-            if g is not None:
+            if g is not None and not self.bounded:
                 # a central difference may straddle a kink (the mean of two sides is not
-                # a gradient): only a verified one joins the bundle
+                # a gradient): only a verified one joins the bundle (with bounds this is
+                # reached only where the check above found none at zb)
                 g_here = g if self.p.analytic else verified_gradient(self.p, zb, fb)
                 if g_here is not None:
                     items.append((zb, fb, g_here))
