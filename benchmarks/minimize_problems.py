@@ -650,6 +650,17 @@ def _huge_start(x):
     return float((x[0] - 3) ** 2 + 2 * (x[1] + 1) ** 2 + (x[0] - 3) * (x[1] + 1))
 
 
+def _bowl(x):
+    # weights 1..5, minimiser at ones, minimum 0
+    x = np.asarray(x, dtype=float)
+    return float(np.sum(np.arange(1, x.size + 1) * (x - 1.0) ** 2))
+
+
+def _rosen_chain(x):
+    x = np.asarray(x, dtype=float)
+    return float(np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2))
+
+
 def _barrier_min():
     # 1-D: (x - .5)^2 - log(1 - x^2) minimised numerically to machine precision
     from scipy.optimize import minimize_scalar
@@ -680,6 +691,16 @@ def hostile_problems() -> list[Problem]:
         Problem("huge_start", "hostile", _huge_start, np.array([1e8, -1e8]), 0.0,
                 note="start at 1e8"),
         Problem("huge_start_rosenbrock", "hostile", _rosen, np.array([1e4, 1e4]), 0.0),
+        # a constant term far above the changes of the rest (an energy's or a
+        # likelihood's constant): tests relative to |f| alone accept any point of the
+        # basin (the tolerance is relative to the descent from x0, 1e-5 of it)
+        Problem("shifted_rosenbrock", "hostile", lambda x: _rosen(x) + 1e6,
+                np.array([-1.2, 1.0]), 1e6, note="Rosenbrock plus 1e6"),
+        Problem("shifted_scaled_rosenbrock4", "hostile",
+                lambda x: 1e-2 * _rosen_chain(x) - 1e4, np.array([-1.2, 1.0, -1.2, 1.0]),
+                -1e4, note="1e-2 times the chained Rosenbrock function, minus 1e4"),
+        Problem("shifted_bowl", "hostile", lambda x: _bowl(x) + 1e5, np.zeros(5), 1e5,
+                note="a weighted bowl plus 1e5"),
     ]
 
 

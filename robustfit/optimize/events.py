@@ -29,9 +29,10 @@ class EventLog:
 
     def __init__(self, keep: int = 5):
         self.keep = keep
-        # values the optimiser measured in a unit of its own (see
+        # values the optimiser measured in a unit, and from an offset, of its own (see
         # GuardedObjective.set_unit) are recorded in the user's units
         self.value_unit = 1.0
+        self.value_offset = 0.0
         self._events: list[dict[str, Any]] = []
         self.counts: Counter[str] = Counter()
         # where set, every "stage_end" event records the evaluations spent so far
@@ -44,9 +45,9 @@ class EventLog:
             return
         if kind == "stage_end" and self.evaluations is not None:
             info.setdefault("nfev", self.evaluations())
-        if self.value_unit != 1.0:
+        if self.value_unit != 1.0 or self.value_offset != 0.0:
             for key in _VALUE_KEYS.intersection(info):
-                info[key] = info[key] * self.value_unit
+                info[key] = info[key] * self.value_unit + self.value_offset
         self._events.append({"stage": stage, "kind": kind, **info})
 
     def as_list(self) -> list[dict[str, Any]]:

@@ -45,6 +45,7 @@ from .newton import (
     newton_move,
 )
 from .objective import BudgetExhausted, GuardedObjective
+from .offset import MAX_OFFSETS, PROBE, VACUOUS_RATIO, largest_change, offset_for
 from .problem import CENTRAL_STEP, FORWARD_STEP, OutsideLimit, ScaledProblem
 from .profiles import lower_along_profiles, profile_probe_cost
 from .restarts import restart_point
@@ -386,6 +387,9 @@ class _Run:
         self.start_scale = problem.scale.copy()
         self.doubted = False  # a pass of the gradient test was withdrawn (_second_opinion)
         self._unit_due: float | None = None  # a smaller unit, from the next stage on
+        # (offset, unit) from the next stage on, where a pass was vacuous (_unless_offset)
+        self._offset_due: tuple[float, float] | None = None
+        self.offsets = 0
         # a plateau withholds success until a run off it has been tried: checked (with
         # the guarded BFGS) in the first descent and the L-BFGS-B stage after it, the
         # restarts, the gradient-sampling stage and the exploring runs
@@ -409,6 +413,9 @@ class _Run:
                                                                           "powell"))
         if method in ("nelder-mead", "powell"):
             self._scipy_stage(method, z0)
+            if self._offset_due is not None:  # (its pass was vacuous: once more, from
+                self._apply_offset(method)     # its point, with f from the offset)
+                self._scipy_stage(method, self._best()[0])
         elif self.bounded or method == "l-bfgs-b":
             self._bounded_stages(z0, f0)
         else:
@@ -467,6 +474,7 @@ class _Run:
         sizes were as wrong as its unit (a Gompertz amplitude fitted to data of 1e-12,
         at 2e-12, had finite-difference steps of 1.5e-8, and every later stage failed
         on their gradients)."""
+        self._apply_offset(stage)
         if self._unit_due is None or not self._unit_due < self.guard.unit:
             return
         unit, self._unit_due = self._unit_due, None
@@ -478,6 +486,20 @@ class _Run:
         self.log.add(stage, "value_unit", unit=unit, own_size=shrunk,
                      reason="f is negligible in the start's unit but not at a minimum: "
                      "measured relative to its size")
+
+    def _apply_offset(self, stage: str) -> None:
+        """Measure ``f`` from the offset (and in the unit) a vacuous pass asked for
+        (:attr:`_offset_due`, see :mod:`.offset`), from ``stage`` on."""
+        if self._offset_due is None:
+            return
+        (offset, unit), self._offset_due = self._offset_due, None
+        self.p.set_unit(unit, offset)
+        self.bundle.items.clear()  # (their values are measured from the old offset)
+        self._central_cache = self._pass_model = None
+        self.log.value_unit, self.log.value_offset = unit, offset
+        self.log.add(stage, "value_offset", offset=offset, unit=unit,
+                     reason="|f| far above its changes over the variables' sizes: f is "
+                     "measured from an offset")
 
     def _finite_start(self, z0):
         self.log.add("start", "bad_start", action="searching nearby for a finite value")
@@ -941,7 +963,14 @@ class _Run:
     def _final_test(self) -> Verdict:
         """Apply the stopping tests to the best point seen (re-testing if one improves);
         a pass where variables ran off to a limit at infinity is withdrawn."""
-        verdict = self._tests_at_best()
+        for _ in range(RETESTS):
+            verdict = self._tests_at_best()
+            f_tested = self.guard.best_f
+            vacuous = False
+            if verdict.passed:
+                verdict, vacuous = self._unless_offset(verdict)
+            if vacuous or not self.guard.best_f < f_tested:
+                break  # (else a probe of the offset check found f lower: test there)
         if not verdict.passed or self.bounded:
             return verdict
         fb = self.guard.best_f
@@ -956,6 +985,40 @@ class _Run:
                            f"off from the start, and f does not change when they are "
                            f"halved or doubled (a valley's infimum, not a minimum)")
         return verdict
+
+    def _unless_offset(self, verdict: Verdict) -> tuple[Verdict, bool]:
+        """The pass ``verdict`` (and False), unless ``|f|`` is above the tests' floor and
+        the change of ``f`` over the variables' sizes, estimated from moves of PROBE of
+        them, is below VACUOUS_RATIO of ``|f|``: then the relative tests said nothing
+        (see :mod:`.offset`), the pass is withdrawn (and True), and the next stage
+        measures ``f`` from an offset (at most MAX_OFFSETS times; later, the pass is
+        withdrawn all the same). Where a move finds ``f`` lower otherwise, the pass is
+        withdrawn too, and the caller tests the lower point."""
+        zb, fb = self._best()
+        if abs(fb) <= 1.0:
+            return verdict, False
+        value = self.guard.best_value
+        enough = VACUOUS_RATIO * PROBE * PROBE * abs(fb)
+        change = largest_change(self.p, zb, fb, enough)
+        if change is None or change >= enough or not change > 0:
+            if self.guard.best_f < fb:
+                return Verdict(False, verdict.measure, f"{verdict.test} (but f is lower "
+                               f"{PROBE:g} of a variable's size away)"), False
+            return verdict, False
+        self.doubted = True
+        unit = self.guard.unit
+        estimate = change / (PROBE * PROBE)  # over the whole sizes, in the current unit
+        then = "withdrawn"
+        if self.offsets < MAX_OFFSETS:  # (beyond, the pass is withdrawn all the same)
+            self.offsets += 1
+            self._offset_due = offset_for(value, estimate * unit, unit)
+            then = "measured from an offset next"
+        self.log.add(self.guard.stage, "vacuous_pass", f=fb, change=estimate * unit,
+                     reason="moving each variable by its size changes f by less than "
+                     f"{VACUOUS_RATIO:g} of |f|")
+        return Verdict(False, estimate / abs(fb), f"{verdict.test} (but f changes by "
+                       f"about {estimate * unit:.3g} over the variables' sizes, a "
+                       f"fraction {estimate / abs(fb):.1e} of |f|: {then})"), True
 
     def _tests_at_best(self) -> Verdict:
         """The stopping tests at the best point seen (re-testing if one improves)."""

@@ -46,10 +46,11 @@ class GuardedObjective:
     The lowest finite value seen and its point are kept in ``best_f`` / ``best_x``, and
     each improvement is appended to ``history`` as ``(nfev, f)``.
 
-    The optimiser may measure values in a ``unit`` of its own (:meth:`set_unit`): the
-    guard then returns ``f / unit`` and ``g / unit``, and ``best_f`` is in that unit,
-    while ``best_value``, ``best_grad`` and ``history`` stay in the user's units (so
-    the result's ``fun`` is exactly ``f(x)``).
+    The optimiser may measure values in a ``unit`` of its own, from an ``offset`` of its
+    own (:meth:`set_unit`): the guard then returns ``(f - offset) / unit`` and
+    ``g / unit``, and ``best_f`` is in those terms, while ``best_value``, ``best_grad``
+    and ``history`` stay in the user's units (so the result's ``fun`` is exactly
+    ``f(x)``).
 
     Parameters
     ----------
@@ -91,18 +92,29 @@ class GuardedObjective:
         self.best_f = np.inf
         self.best_value = np.inf
         self.unit = 1.0
+        self.offset = 0.0
         self.best_grad: np.ndarray | None = None
         self.history: list[tuple[int, float]] = []
         self.last_grad: np.ndarray | None = None
         self.n_bad = 0
 
-    def set_unit(self, unit: float) -> None:
-        """Measure values (and gradients) in ``unit`` from now on; ``best_f`` follows."""
+    def set_unit(self, unit: float, offset: float | None = None) -> None:
+        """Measure values (and gradients) in ``unit`` from now on, and values from
+        ``offset`` where one is given (the last one given otherwise); ``best_f``
+        follows."""
         if not (np.isfinite(unit) and unit > 0):
             raise ValueError(f"unit must be positive and finite, got {unit!r}")
+        if offset is not None:
+            if not np.isfinite(offset):
+                raise ValueError(f"offset must be finite, got {offset!r}")
+            self.offset = float(offset)
         self.unit = float(unit)
         if np.isfinite(self.best_value):
-            self.best_f = self.best_value / self.unit
+            self.best_f = self.in_unit(self.best_value)
+
+    def in_unit(self, value: float) -> float:
+        """A value of the user's ``fun`` as the optimiser measures it."""
+        return (value - self.offset) / self.unit
 
     def charge(self) -> None:
         """Raise :class:`BudgetExhausted` if another evaluation would break the budget."""
@@ -133,8 +145,8 @@ class GuardedObjective:
             self._bad(x, f"non-finite value {f!r}")
             return np.inf, None
         value = f
-        if self.unit != 1.0:
-            f = value / self.unit
+        if self.unit != 1.0 or self.offset != 0.0:
+            f = (value - self.offset) / self.unit
             grad_user, grad = grad, None if grad is None else grad / self.unit
         else:
             grad_user = grad

@@ -141,9 +141,10 @@ class ScaledProblem:
         self.upper = None if x_upper is None else x_upper / self.scale
         self._cached = None
 
-    def set_unit(self, unit: float) -> None:
-        """Measure values and gradients in ``unit`` (of the user's values) from now on."""
-        self.guard.set_unit(unit)
+    def set_unit(self, unit: float, offset: float | None = None) -> None:
+        """Measure values and gradients in ``unit`` (of the user's values) from now on,
+        and values from ``offset`` where one is given."""
+        self.guard.set_unit(unit, offset)
         self._cached = None
 
     def is_flat(self, z: np.ndarray, f: float) -> bool:

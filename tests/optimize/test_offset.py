@@ -1,0 +1,125 @@
+"""Objectives with a large constant term: success does not depend on the constant.
+
+The stopping tests are relative to ``|f|``; a constant far above the changes of the rest
+of ``f`` made them pass anywhere in the basin (Rosenbrock plus 1e6 was certified 0.48
+from its minimiser). These tests pin that a pass is checked against how ``f`` varies.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import rosen
+
+from robustfit import robust_minimize
+from robustfit.optimize.objective import GuardedObjective
+from robustfit.optimize.offset import largest_change, offset_for
+from robustfit.optimize.problem import ScaledProblem
+
+
+def _bowl(x):
+    x = np.asarray(x, dtype=float)
+    return float(np.sum(np.arange(1, x.size + 1) * (x - 1.0) ** 2))
+
+
+@pytest.mark.parametrize("constant", [1e3, 1e6, -1e4, 1e9])
+@pytest.mark.parametrize("name, fun, x0", [
+    ("rosenbrock", rosen, [-1.2, 1.0]),
+    ("bowl", _bowl, np.zeros(5)),
+])
+def test_a_constant_term_does_not_make_a_false_success(constant, name, fun, x0):
+    res = robust_minimize(lambda x: fun(x) + constant, x0, rng=0)
+    assert res.fun == fun(res.x) + constant  # fun is f(x), exactly
+    if constant <= 1e6:  # (below ~1e7 of f's changes, finite differences resolve them)
+        assert res.success, res.message
+    if res.success:
+        np.testing.assert_allclose(res.x, np.ones(len(x0)), atol=3e-3)
+
+
+def test_an_energy_like_objective_is_certified_at_its_minimiser():
+    """1e-2 times the chained Rosenbrock function minus 1e4: scipy's BFGS stops 7e-3
+    from the minimiser (success=False); the tests relative to |f| passed 0.77 from it."""
+    res = robust_minimize(lambda x: 1e-2 * rosen(x) - 1e4, [-1.2, 1.0, -1.2, 1.0], rng=0)
+    assert res.success, res.message
+    np.testing.assert_allclose(res.x, np.ones(4), atol=1e-4)
+    kinds = [e["kind"] for e in res.events]
+    assert "vacuous_pass" in kinds and "value_offset" in kinds
+    # the events' values are in the user's terms, whatever the offset
+    ends = [e for e in res.events if e["kind"] == "stage_end" and "f_best" in e]
+    assert all(-1e4 <= e["f_best"] <= -1e4 + 1.0 for e in ends[1:]), ends
+    assert ends[-1]["f_best"] == res.fun
+
+
+def test_an_ordinary_objective_takes_no_offset():
+    res = robust_minimize(lambda x: rosen(x) + 10.0, [-1.2, 1.0], rng=0)
+    assert res.success
+    assert not any(e["kind"] == "value_offset" for e in res.events)
+
+
+@settings(max_examples=12, deadline=None, derandomize=True)
+@given(log_constant=st.floats(0.5, 6.0), sign=st.sampled_from([-1.0, 1.0]),
+       log_factor=st.floats(-3.0, 2.0))
+def test_success_does_not_depend_on_a_constant(log_constant, sign, log_factor):
+    """A bowl times any factor plus any constant up to 1e6 times the factor: certified,
+    at the minimiser."""
+    factor = 10.0 ** log_factor
+    constant = sign * factor * 10.0 ** log_constant
+    centre = np.array([0.5, 2.0, -1.0])
+    weights = np.array([1.0, 30.0, 0.1])
+
+    def f(x):
+        d = np.asarray(x) - centre
+        return factor * float(d @ (weights * d)) + constant
+
+    res = robust_minimize(f, np.array([4.0, -3.0, 5.0]), rng=0)
+    assert res.success, res.message
+    np.testing.assert_allclose(res.x, centre, atol=1e-3)
+
+
+def test_largest_change_stops_at_enough_and_skips_bad_points():
+    calls = []
+
+    def fun(x):
+        calls.append(x.copy())
+        return np.nan if x[0] > 1.005 else float(x @ x)
+
+    p = ScaledProblem(GuardedObjective(fun), np.ones(3))
+    z = np.array([1.0, 0.0, 0.0])
+    # moves of 1% of max(1, |z_i|): z + 0.01 e0 is NaN (skipped), z - 0.01 e0 changes f
+    # by 0.0199, the others by 1e-4: not enough, all are tried
+    assert largest_change(p, z, 1.0, enough=1.0) == pytest.approx(0.0199, rel=1e-12)
+    assert len(calls) == 6
+    calls.clear()
+    assert largest_change(p, z, 1.0, enough=0.01) == pytest.approx(0.0199, rel=1e-12)
+    assert len(calls) == 2  # (stops at the first change of at least enough)
+
+
+def test_largest_change_keeps_inside_the_bounds():
+    fun = lambda x: float(np.sum(x))  # noqa: E731
+    p = ScaledProblem(GuardedObjective(fun), np.ones(2), lower=np.array([0.0, 0.0]),
+                      upper=np.array([0.255, 0.0]))
+    z = np.array([0.25, 0.0])
+    # x0 moves up to its bound at 0.255 (clipped) and down by 0.01; x1 cannot move
+    assert largest_change(p, z, 0.25, enough=np.inf) == pytest.approx(0.01, rel=1e-12)
+    assert p.outside == 0
+    assert largest_change(ScaledProblem(GuardedObjective(lambda x: np.nan), np.ones(1)),
+                          np.zeros(1), 0.0, 1.0) is None
+
+
+def test_offset_for_keeps_the_unit_no_coarser_than_the_change():
+    assert offset_for(10.0, 4.0, 1.0) == (6.0, 1.0)
+    assert offset_for(10.0, 0.25, 1.0) == (9.75, 0.25)
+    assert offset_for(10.0, 0.25, 1e-3) == (9.75, 1e-3)
+
+
+def test_the_guard_measures_from_its_offset():
+    guard = GuardedObjective(lambda x: float(x[0]) + 1e6)
+    guard(np.array([2.0]))
+    guard.set_unit(0.5, offset=1e6)
+    assert guard.best_f == 4.0 and guard.best_value == 1e6 + 2.0
+    assert guard(np.array([1.0])) == 2.0
+    assert guard.best_value == 1e6 + 1.0
+    guard.set_unit(1.0)  # the offset stays
+    assert guard(np.array([0.5])) == 0.5
+    with pytest.raises(ValueError, match="offset"):
+        guard.set_unit(1.0, offset=np.inf)
