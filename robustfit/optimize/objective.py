@@ -116,6 +116,12 @@ class GuardedObjective:
         """A value of the user's ``fun`` as the optimiser measures it."""
         return (value - self.offset) / self.unit
 
+    def rounding(self, f: float) -> float:
+        """The rounding error of a value ``f`` measured by the optimiser: one float64
+        spacing of the user's value ``f unit + offset``, in the optimiser's terms (with
+        an offset, far above the spacing of ``f`` itself)."""
+        return float(np.spacing(abs(f * self.unit + self.offset))) / self.unit
+
     def charge(self) -> None:
         """Raise :class:`BudgetExhausted` if another evaluation would break the budget."""
         if self.maxfev is not None and self.nfev >= self.maxfev:

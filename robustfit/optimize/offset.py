@@ -9,9 +9,9 @@ by 1e-3, a likelihood's constant, a shifted test function -- passes them anywher
 with its absolute gradient tolerance, stopped 7e-3 from it), ``1e-2 rosen - 1e4`` 0.77.
 
 A pass is therefore checked against what ``f`` does: each variable is moved, either way,
-by PROBE (1%) of its size (``max(1, |z_i|)``, the unit of the small-gradient test).
-Near a minimum the changes grow with the square of the move, so a change over the whole
-size is estimated as the largest one found over ``PROBE**2``. Where that is below
+by PROBE (1%) of its size (``max(1, |z_i|)``, the unit of the small-gradient test), and
+the change of ``f`` over the whole size is estimated from the two (first-order part over
+PROBE, second-order part over ``PROBE**2``). Where the largest is below
 VACUOUS_RATIO of ``|f|``, the tests could not tell the point from others a sizeable
 fraction of that box away: the pass is withdrawn, and from the next stage on ``f`` is
 measured from an offset, so that it is worth the estimated change at the point tested
@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .problem import ScaledProblem
+from .problem import CENTRAL_STEP, ScaledProblem
 
-__all__ = ["PROBE", "VACUOUS_RATIO", "MAX_OFFSETS", "largest_change", "offset_for"]
+__all__ = ["PROBE", "VACUOUS_RATIO", "MAX_OFFSETS", "RESOLVED", "change_over_sizes",
+           "offset_for", "resolved_gradient"]
 
 # the probes move each variable by this fraction of its size
 PROBE = 1e-2
@@ -37,14 +38,20 @@ PROBE = 1e-2
 # there the relative tests allow a slope that moves the minimiser by 1e-3 of a size or
 # more (gtol / ratio)
 VACUOUS_RATIO = 1e-2
+# a partial counts where f across its step changes by this many of its rounding errors
+RESOLVED = 100.0
 # at most this many offsets per run (each one costs a withdrawn pass)
 MAX_OFFSETS = 2
 
 
-def largest_change(p: ScaledProblem, z: np.ndarray, f: float, enough: float) -> float | None:
-    """The largest ``|f(z ± PROBE s_i e_i) - f|`` over the variables ``i``, with ``s_i =
-    max(1, |z_i|)`` (moves clipped into the bounds); it stops at the first change of at
-    least ``enough``. None where no move gave a finite value.
+def change_over_sizes(p: ScaledProblem, z: np.ndarray, f: float,
+                      enough: float) -> float | None:
+    """The largest change of ``f`` over a variable's size ``s_i = max(1, |z_i|)``,
+    estimated from moves of ``PROBE s_i`` either way (clipped into the bounds): the
+    parabola ``f + a t + c t**2`` through the two gives ``|a| s_i + |c| s_i**2`` (with
+    one move only, its change times ``s_i`` over the move). It stops at the first
+    variable whose estimate is at least ``enough``. None where no move gave a finite
+    value.
 
     Examples
     --------
@@ -52,28 +59,42 @@ def largest_change(p: ScaledProblem, z: np.ndarray, f: float, enough: float) -> 
     >>> from robustfit.optimize.objective import GuardedObjective
     >>> fun = lambda x: float(np.sum((x - 1) ** 2) + 1e6)
     >>> p = ScaledProblem(GuardedObjective(fun), np.ones(2))
-    >>> z = np.array([1.0, 1.0])
-    >>> float(np.round(largest_change(p, z, fun(z), enough=1.0), 10))   # (1e-2)**2
-    0.0001
+    >>> float(np.round(change_over_sizes(p, np.ones(2), fun(np.ones(2)), np.inf), 4))
+    1.0
+    >>> z = np.array([1.5, 1.0])   # a slope of 1, a size of 1.5: 1.5 + 1.5**2
+    >>> float(np.round(change_over_sizes(p, z, fun(z), np.inf), 4))
+    3.75
     """
-    steps = PROBE * np.maximum(1.0, np.abs(z))
+    sizes = np.maximum(1.0, np.abs(z))
     largest = None
     for i in range(z.size):
+        moves = []  # (distance moved, change of f)
         for sign in (1.0, -1.0):
             moved = z.copy()
-            moved[i] += sign * steps[i]
+            moved[i] += sign * PROBE * sizes[i]
             if p.lower is not None:
                 moved[i] = min(max(moved[i], p.lower[i]), p.upper[i])
-                if moved[i] == z[i]:
-                    continue
-            value = p.value(moved)
-            if not np.isfinite(value):
+            distance = abs(moved[i] - z[i])
+            if distance == 0:
                 continue
-            change = abs(value - f)
-            largest = change if largest is None else max(largest, change)
-            if largest >= enough:
-                return largest
-    return largest
+            value = p.value(moved)
+            if np.isfinite(value):
+                moves.append((distance, value - f))
+        if len(moves) == 2:
+            # the parabola f + s t + c t**2 through both moves (t = -b, a)
+            (a, up), (b, down) = moves
+            c = (up / a + down / b) / (a + b)
+            slope = up / a - c * a
+            estimate = abs(slope) * sizes[i] + abs(c) * sizes[i] ** 2
+        elif moves:  # (one side only: first order)
+            (a, change), = moves
+            estimate = abs(change) / a * sizes[i]
+        else:
+            continue
+        largest = estimate if largest is None else max(largest, estimate)
+        if largest >= enough:
+            break
+    return None if largest is None else float(largest)
 
 
 def offset_for(value: float, change: float, unit: float) -> tuple[float, float]:
@@ -90,4 +111,44 @@ def offset_for(value: float, change: float, unit: float) -> tuple[float, float]:
     (-76.405, 0.005)
     """
     new_unit = min(unit, change)
-    return value - change, new_unit
+    return float(value - change), float(new_unit)
+
+
+def resolved_gradient(p: ScaledProblem, z: np.ndarray, f: float) -> np.ndarray | None:
+    """Central differences with steps that resolve ``f``: each starts at the usual
+    central step and grows tenfold until ``f`` on the two sides differs from ``f`` by
+    RESOLVED of its rounding errors (:meth:`.GuardedObjective.rounding`) in all, up to
+    PROBE of the variable's size. None where a value was not finite.
+
+    Where a constant term dwarfs the rest of ``f``, the usual steps do not change ``f``
+    at all near the minimiser (a bowl times 1e-2 plus 1e6: steps of 1.5e-8 change it by
+    1e-18, its spacing is 1e-10), and every finite difference there reads 0: a "flat
+    region", not a minimum, until the steps are long enough for ``f`` to show.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustfit.optimize.objective import GuardedObjective
+    >>> fun = lambda x: float(1e-2 * np.sum((x - 1) ** 2) + 1e6)
+    >>> p = ScaledProblem(GuardedObjective(fun), np.ones(2))
+    >>> z = np.array([1.001, 1.0])
+    >>> np.round(resolved_gradient(p, z, fun(z)), 6)     # the slope, 2e-2 (z - 1)
+    array([2.e-05, 0.e+00])
+    """
+    rounding = p.guard.rounding(f)
+    g = np.zeros(z.size)
+    for i in range(z.size):
+        cap = PROBE * max(1.0, abs(float(z[i])))
+        h = min(p.step(z, i, CENTRAL_STEP), cap)
+        while True:
+            up, down = z.copy(), z.copy()
+            up[i] += h
+            down[i] -= h
+            f_up, f_down = p.value(up), p.value(down)
+            if not (np.isfinite(f_up) and np.isfinite(f_down)):
+                return None
+            g[i] = (f_up - f_down) / (up[i] - down[i])
+            if abs(f_up - f) + abs(f_down - f) >= RESOLVED * rounding or h >= cap:
+                break
+            h = min(10.0 * h, cap)
+    return g

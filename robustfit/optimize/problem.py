@@ -25,7 +25,10 @@ from .stencils import slope_at_zero
 
 __all__ = ["ScaledProblem", "OutsideLimit", "FORWARD_STEP", "CENTRAL_STEP", "SHRUNK"]
 
-FORWARD_STEP = np.sqrt(np.finfo(float).eps)
+EPS = np.finfo(float).eps
+FORWARD_STEP = np.sqrt(EPS)
+# the longest relative step of values rounded far above eps (ScaledProblem.set_noise)
+NOISY_STEP_CAP = 0.1
 CENTRAL_STEP = np.finfo(float).eps ** (1 / 3)
 _MAX_BAD_GRADIENTS = 3
 SHRUNK = 0.1  # a variable below this fraction of its typical size gets steps of its own
@@ -87,6 +90,7 @@ class ScaledProblem:
         self._bad_gradients = 0
         self._cached: tuple[np.ndarray, np.ndarray] | None = None
         self._typical_x = np.ones_like(self.scale)
+        self.noise = 1.0  # values rounded to this many times eps (see set_noise)
         self.typical = self._typical_x / self.scale
         # the signs of the directional gradient checks: fixed, so that a run is
         # reproducible from its own rng seed
@@ -100,7 +104,24 @@ class ScaledProblem:
         ``max(1, |x|)`` the truncation error swamps the gradient of sensitive small
         parameters (decay rates, for example).
         """
-        return base * max(abs(z[i]), self.typical[i])
+        return self.relative_step(base) * max(abs(z[i]), self.typical[i])
+
+    def relative_step(self, base: float) -> float:
+        """``base`` (a power ``eps**p`` of float64's epsilon, the step for values
+        rounded to ``eps``) for values rounded to ``noise`` times that: ``(noise
+        eps)**p``, at most NOISY_STEP_CAP. With ``f`` measured from the offset of a
+        large constant term its rounding is that of the constant, not of ``f``
+        (:meth:`set_noise`)."""
+        if self.noise == 1.0:
+            return base
+        power = np.log(base) / np.log(EPS)
+        return float(min(base * self.noise ** power, max(base, NOISY_STEP_CAP)))
+
+    def set_noise(self, noise: float) -> None:
+        """Finite-difference steps from now on for values rounded to ``noise`` (at
+        least 1) times float64's epsilon, relative to their size."""
+        self.noise = max(1.0, float(noise))
+        self._cached = None
 
     def own_step(self, z: np.ndarray, i: int, base: float) -> float:
         """:meth:`step`, but with bounds relative to ``|z_i|`` alone where the variable
@@ -110,7 +131,7 @@ class ScaledProblem:
         step: there is nothing to cross.)"""
         size = abs(float(z[i]))
         if self.lower is not None and 0.0 < size < SHRUNK * self.typical[i]:
-            return base * size
+            return self.relative_step(base) * size
         return self.step(z, i, base)
 
     def set_typical(self, x0: np.ndarray) -> None:
@@ -282,7 +303,7 @@ class ScaledProblem:
     def fd_steps_of(self, z: np.ndarray, base: float) -> np.ndarray:
         """The steps of differences with relative step ``base`` at ``z`` (see
         :meth:`step`)."""
-        return base * np.maximum(np.abs(z), self.typical)
+        return self.relative_step(base) * np.maximum(np.abs(z), self.typical)
 
     def finite_difference(self, z: np.ndarray, f: float,
                           scheme: str | None = None) -> np.ndarray | None:

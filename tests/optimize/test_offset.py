@@ -13,7 +13,7 @@ from scipy.optimize import rosen
 
 from robustfit import robust_minimize
 from robustfit.optimize.objective import GuardedObjective
-from robustfit.optimize.offset import largest_change, offset_for
+from robustfit.optimize.offset import change_over_sizes, offset_for, resolved_gradient
 from robustfit.optimize.problem import ScaledProblem
 
 
@@ -76,7 +76,7 @@ def test_success_does_not_depend_on_a_constant(log_constant, sign, log_factor):
     np.testing.assert_allclose(res.x, centre, atol=1e-3)
 
 
-def test_largest_change_stops_at_enough_and_skips_bad_points():
+def test_change_over_sizes_stops_at_enough_and_skips_bad_points():
     calls = []
 
     def fun(x):
@@ -85,25 +85,28 @@ def test_largest_change_stops_at_enough_and_skips_bad_points():
 
     p = ScaledProblem(GuardedObjective(fun), np.ones(3))
     z = np.array([1.0, 0.0, 0.0])
-    # moves of 1% of max(1, |z_i|): z + 0.01 e0 is NaN (skipped), z - 0.01 e0 changes f
-    # by 0.0199, the others by 1e-4: not enough, all are tried
-    assert largest_change(p, z, 1.0, enough=1.0) == pytest.approx(0.0199, rel=1e-12)
+    # moves of 1% of max(1, |z_i|): z + 0.01 e0 is NaN, so x0 has one side only, a
+    # change of 0.0199 over 0.01 (first order: 1.99 over its size); x1 and x2 have
+    # the parabola t**2 (1 over their size): not enough, all are tried
+    assert change_over_sizes(p, z, 1.0, enough=10.0) == pytest.approx(1.99, rel=1e-9)
     assert len(calls) == 6
     calls.clear()
-    assert largest_change(p, z, 1.0, enough=0.01) == pytest.approx(0.0199, rel=1e-12)
-    assert len(calls) == 2  # (stops at the first change of at least enough)
+    assert change_over_sizes(p, z, 1.0, enough=1.0) == pytest.approx(1.99, rel=1e-9)
+    assert len(calls) == 2  # (stops at the first estimate of at least enough)
 
 
-def test_largest_change_keeps_inside_the_bounds():
-    fun = lambda x: float(np.sum(x))  # noqa: E731
+def test_change_over_sizes_keeps_inside_the_bounds():
+    fun = lambda x: float(np.sum(x) + x[0] ** 2)  # noqa: E731
     p = ScaledProblem(GuardedObjective(fun), np.ones(2), lower=np.array([0.0, 0.0]),
                       upper=np.array([0.255, 0.0]))
     z = np.array([0.25, 0.0])
-    # x0 moves up to its bound at 0.255 (clipped) and down by 0.01; x1 cannot move
-    assert largest_change(p, z, 0.25, enough=np.inf) == pytest.approx(0.01, rel=1e-12)
+    # x0 moves up to its bound at 0.255 (clipped) and down by 0.01, the parabola
+    # through them is exact (slope 1.5, curvature 1: 2.5 over a size of 1); x1 cannot
+    # move at all
+    assert change_over_sizes(p, z, fun(z), enough=np.inf) == pytest.approx(2.5, rel=1e-9)
     assert p.outside == 0
-    assert largest_change(ScaledProblem(GuardedObjective(lambda x: np.nan), np.ones(1)),
-                          np.zeros(1), 0.0, 1.0) is None
+    assert change_over_sizes(ScaledProblem(GuardedObjective(lambda x: np.nan), np.ones(1)),
+                             np.zeros(1), 0.0, 1.0) is None
 
 
 def test_offset_for_keeps_the_unit_no_coarser_than_the_change():
@@ -123,3 +126,46 @@ def test_the_guard_measures_from_its_offset():
     assert guard(np.array([0.5])) == 0.5
     with pytest.raises(ValueError, match="offset"):
         guard.set_unit(1.0, offset=np.inf)
+
+
+def test_a_constant_of_1e12_times_the_changes_is_certified_at_the_minimiser():
+    """A bowl minus 1e12: f's spacing there is 1.2e-4, and finite differences of the
+    usual steps do not change f near the minimiser at all; measured from its offset,
+    with steps for that rounding, the run is certified there."""
+    res = robust_minimize(lambda x: _bowl(x) - 1e12, np.zeros(5), rng=0)
+    assert res.success, res.message
+    np.testing.assert_allclose(res.x, np.ones(5), atol=1e-3)
+    offsets = [e for e in res.events if e["kind"] == "value_offset"]
+    assert offsets and offsets[0]["noise"] > 1e9
+
+
+def test_steps_follow_the_rounding_of_the_values():
+    p = ScaledProblem(GuardedObjective(lambda x: 0.0), np.ones(1))
+    eps = np.finfo(float).eps
+    assert p.relative_step(np.sqrt(eps)) == np.sqrt(eps)
+    p.set_noise(1e6)
+    assert p.relative_step(np.sqrt(eps)) == pytest.approx(np.sqrt(1e6 * eps))
+    assert p.relative_step(eps ** (1 / 3)) == pytest.approx((1e6 * eps) ** (1 / 3))
+    p.set_noise(1e30)  # (never beyond a tenth of the size)
+    assert p.relative_step(np.sqrt(eps)) == 0.1
+    p.set_noise(0.5)  # (never below eps's own steps)
+    assert p.relative_step(np.sqrt(eps)) == np.sqrt(eps)
+
+
+def test_the_guard_knows_the_rounding_of_its_values():
+    guard = GuardedObjective(lambda x: 0.0)
+    assert guard.rounding(1.0) == np.spacing(1.0)
+    guard.set_unit(1e-3, offset=1e6)
+    # f = 2 in units of 1e-3 from 1e6 is 1e6 + 2e-3: its spacing, in those units
+    assert guard.rounding(2.0) == pytest.approx(np.spacing(1e6) / 1e-3)
+
+
+def test_resolved_gradient_grows_its_steps_until_f_shows():
+    fun = lambda x: float(1e-2 * (x[0] - 1.0) ** 2 - 1e9)  # noqa: E731
+    p = ScaledProblem(GuardedObjective(fun), np.ones(1))
+    z = np.array([1.01])
+    assert p.finite_difference(z, fun(z), "central")[0] != pytest.approx(2e-4, rel=0.1)
+    g = resolved_gradient(p, z, fun(z))
+    assert g[0] == pytest.approx(2e-4, rel=1e-2)
+    assert resolved_gradient(ScaledProblem(GuardedObjective(lambda x: np.nan), np.ones(1)),
+                             np.zeros(1), 0.0) is None
