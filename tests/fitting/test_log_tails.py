@@ -75,3 +75,34 @@ def test_censored_fit_of_a_user_subclass_matches_scipys():
     reference = stats.skewnorm.fit(data)
     assert res.success, res.message
     assert res.nll <= _censored_reference(reference, x[:250], [], x[250:] + 0.5) + 1e-6
+
+
+class _CdfFallsAgain(stats.rv_continuous):
+    """The standard normal with a cdf that is wrong far out (1e-20 beyond 30), as a
+    numerical integral from -inf can be; its sf is right."""
+
+    def _pdf(self, x):
+        return stats.norm._pdf(x)
+
+    def _cdf(self, x):
+        return np.where(x < 30, stats.norm._cdf(x), 1e-20)
+
+    def _sf(self, x):
+        return stats.norm._sf(x)
+
+
+def test_interval_probabilities_where_the_cdf_falls_again():
+    from robustfit.fitting.likelihood import _log_interval_prob
+
+    d = _CdfFallsAgain(name="cdf_falls_again")
+    lo = np.array([-1.0, 0.5, 31.0, 33.0])
+    hi = np.array([0.0, 1.0, 32.0, 34.0])
+    got = _log_interval_prob(d, lo, hi, (), 0.0, 1.0)
+    ref_lower = np.log(stats.norm.cdf(hi[:2]) - stats.norm.cdf(lo[:2]))
+    s_lo, s_hi = stats.norm.logsf(lo[2:]), stats.norm.logsf(hi[2:])
+    ref_upper = s_lo + np.log1p(-np.exp(s_hi - s_lo))
+    np.testing.assert_allclose(got, np.concatenate([ref_lower, ref_upper]), rtol=1e-12)
+    # one interval beyond the median with the cdf right there puts those above it on
+    # the upper side too, without asking the sf everywhere
+    got = _log_interval_prob(d, lo[1:], hi[1:], (), 0.0, 1.0)
+    np.testing.assert_allclose(got[1:], ref_upper, rtol=1e-12)
