@@ -169,3 +169,28 @@ def test_resolved_gradient_grows_its_steps_until_f_shows():
     assert g[0] == pytest.approx(2e-4, rel=1e-2)
     assert resolved_gradient(ScaledProblem(GuardedObjective(lambda x: np.nan), np.ones(1)),
                              np.zeros(1), 0.0) is None
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(jac="analytic"),
+    dict(bounds=[(-2.0, 2.0), (-2.0, 2.0)]),
+    dict(method="nelder-mead"),
+], ids=["analytic jac", "bounds", "nelder-mead"])
+def test_a_constant_term_with_a_jac_bounds_or_a_simplex(kwargs):
+    from scipy.optimize import rosen_der
+
+    kwargs = dict(kwargs)
+    if kwargs.get("jac") == "analytic":
+        kwargs["jac"] = rosen_der
+    res = robust_minimize(lambda x: rosen(x) - 1e9, [-1.2, 1.0], rng=0, **kwargs)
+    assert res.success, res.message
+    np.testing.assert_allclose(res.x, [1.0, 1.0], atol=3e-4)
+    assert any(e["kind"] == "value_offset" for e in res.events)
+
+
+def test_an_active_bound_with_a_constant_term():
+    # the minimum in the box is on x0 = 0.5, x1 = 0.25
+    res = robust_minimize(lambda x: rosen(x) + 1e6, [-1.2, 1.0],
+                          bounds=[(-2.0, 0.5), (-2.0, 2.0)], rng=0)
+    assert res.success, res.message
+    np.testing.assert_allclose(res.x, [0.5, 0.25], atol=1e-5)
