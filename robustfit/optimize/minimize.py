@@ -1049,7 +1049,7 @@ class _Run:
                 # of the usual steps, 0, "passed" Rosenbrock minus 1e12 0.7 from its
                 # minimiser)
                 resolved = resolved_gradient(self.p, zb, fb)
-                if resolved is not None and np.any(resolved):
+                if resolved is not None:
                     m = relative_stationarity(zb, fb, resolved)
                     verdict = Verdict(m <= gtol, m, "small gradient (steps resolving f)")
                     if verdict.passed:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .problem import CENTRAL_STEP, ScaledProblem
+from .problem import CENTRAL_STEP, NOISY_STEP_CAP, ScaledProblem
 
 __all__ = ["PROBE", "VACUOUS_RATIO", "MAX_OFFSETS", "RESOLVED", "change_over_sizes",
            "offset_for", "resolved_gradient"]
@@ -118,7 +118,10 @@ def resolved_gradient(p: ScaledProblem, z: np.ndarray, f: float) -> np.ndarray |
     """Central differences with steps that resolve ``f``: each starts at the usual
     central step and grows tenfold until ``f`` on the two sides differs from ``f`` by
     RESOLVED of its rounding errors (:meth:`.GuardedObjective.rounding`) in all, up to
-    PROBE of the variable's size. None where a value was not finite.
+    NOISY_STEP_CAP (10%) of the variable's size. None where a value was not finite, or
+    where ``f`` does not show within that (flat in the variable, to float64). A partial of 0
+    from steps that show ``f`` says it rises alike on both sides: a minimum in that
+    variable, to the precision of ``f``.
 
     Where a constant term dwarfs the rest of ``f``, the usual steps do not change ``f``
     at all near the minimiser (a bowl times 1e-2 plus 1e6: steps of 1.5e-8 change it by
@@ -138,7 +141,7 @@ def resolved_gradient(p: ScaledProblem, z: np.ndarray, f: float) -> np.ndarray |
     rounding = p.guard.rounding(f)
     g = np.zeros(z.size)
     for i in range(z.size):
-        cap = PROBE * max(1.0, abs(float(z[i])))
+        cap = NOISY_STEP_CAP * max(1.0, abs(float(z[i])))
         h = min(p.step(z, i, CENTRAL_STEP), cap)
         while True:
             up, down = z.copy(), z.copy()
@@ -148,7 +151,9 @@ def resolved_gradient(p: ScaledProblem, z: np.ndarray, f: float) -> np.ndarray |
             if not (np.isfinite(f_up) and np.isfinite(f_down)):
                 return None
             g[i] = (f_up - f_down) / (up[i] - down[i])
-            if abs(f_up - f) + abs(f_down - f) >= RESOLVED * rounding or h >= cap:
+            if abs(f_up - f) + abs(f_down - f) >= RESOLVED * rounding:
                 break
+            if h >= cap:
+                return None
             h = min(10.0 * h, cap)
     return g

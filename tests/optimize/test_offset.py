@@ -169,6 +169,14 @@ def test_resolved_gradient_grows_its_steps_until_f_shows():
     assert g[0] == pytest.approx(2e-4, rel=1e-2)
     assert resolved_gradient(ScaledProblem(GuardedObjective(lambda x: np.nan), np.ones(1)),
                              np.zeros(1), 0.0) is None
+    # at the minimiser the steps that show f give a partial of 0 (f rises alike on
+    # both sides); a variable f does not depend on shows nothing within 10%: None
+    z = np.array([1.0])
+    assert resolved_gradient(p, z, fun(z))[0] == 0.0
+    flat = lambda x: fun(x[:1])  # noqa: E731
+    p2 = ScaledProblem(GuardedObjective(flat), np.ones(2))
+    z2 = np.array([1.01, 0.0])
+    assert resolved_gradient(p2, z2, flat(z2)) is None
 
 
 @pytest.mark.parametrize("kwargs", [
