@@ -16,10 +16,12 @@ VACUOUS_RATIO of ``|f|``, the tests could not tell the point from others a sizea
 fraction of that box away: the pass is withdrawn, and from the next stage on ``f`` is
 measured from an offset, so that it is worth the estimated change at the point tested
 (:func:`offset_for`): the tests are then relative to how ``f`` varies, whatever constant
-it carries. Only ``f``'s rounding, ``eps |f|``, still depends on the constant, and with
-it how close finite differences can get. A probe that finds ``f`` lower says the pass
-was no minimum: the lower point is tested instead. (Moves of whole sizes, tried first,
-jumped between the basins of multimodal functions: Ackley's, at 30.)
+it carries. What still depends on the constant is ``f``'s rounding, ``eps |f|``, far
+above that of ``f`` measured from the offset: the offset records the ratio, and finite
+differences take steps for it (:meth:`.ScaledProblem.set_noise`). A probe that finds
+``f`` lower says the pass was no minimum: the lower point is tested instead. (Moves of
+whole sizes, tried first, jumped between the basins of multimodal functions: Ackley's,
+at 30.)
 """
 
 from __future__ import annotations
@@ -119,8 +121,8 @@ def resolved_gradient(p: ScaledProblem, z: np.ndarray, f: float) -> np.ndarray |
     central step and grows tenfold until ``f`` on the two sides differs from ``f`` by
     RESOLVED of its rounding errors (:meth:`.GuardedObjective.rounding`) in all, up to
     NOISY_STEP_CAP (10%) of the variable's size. None where a value was not finite, or
-    where ``f`` does not show within that (flat in the variable, to float64). A partial of 0
-    from steps that show ``f`` says it rises alike on both sides: a minimum in that
+    where ``f`` does not show within that (flat in the variable, to float64). A partial
+    of 0 from steps that show ``f`` says it rises alike on both sides: a minimum in that
     variable, to the precision of ``f``.
 
     Where a constant term dwarfs the rest of ``f``, the usual steps do not change ``f``

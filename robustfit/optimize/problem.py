@@ -29,7 +29,7 @@ EPS = np.finfo(float).eps
 FORWARD_STEP = np.sqrt(EPS)
 # the longest relative step of values rounded far above eps (ScaledProblem.set_noise)
 NOISY_STEP_CAP = 0.1
-CENTRAL_STEP = np.finfo(float).eps ** (1 / 3)
+CENTRAL_STEP = EPS ** (1 / 3)
 _MAX_BAD_GRADIENTS = 3
 SHRUNK = 0.1  # a variable below this fraction of its typical size gets steps of its own
 # an analytic gradient is dropped only where it disagrees with finite differences by
