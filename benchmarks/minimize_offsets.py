@@ -28,6 +28,7 @@ from scipy.optimize import minimize
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from benchmarks.minimize_problems import chained_rosenbrock, weighted_bowl  # noqa: E402
 from robustfit import robust_minimize  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
@@ -37,19 +38,11 @@ CONSTANTS = (0.0, 1e2, -1e2, 1e4, -1e4, 1e6, -1e6, 1e9)
 METHODS = ("robust", "BFGS", "Nelder-Mead")
 
 
-def _rosen(x):
-    return float(np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2))
-
-
-def _bowl(x):
-    return float(np.sum(np.arange(1, x.size + 1) * (x - 1.0) ** 2))
-
-
 # q's local minima other than the global one (0)
 LOCAL_MINIMA = {"rosenbrock4": (3.7014286104411727,)}
-SHAPES = {"rosenbrock2": (_rosen, np.array([-1.2, 1.0])),
-          "rosenbrock4": (_rosen, np.array([-1.2, 1.0, -1.2, 1.0])),
-          "bowl5": (_bowl, np.zeros(5))}
+SHAPES = {"rosenbrock2": (chained_rosenbrock, np.array([-1.2, 1.0])),
+          "rosenbrock4": (chained_rosenbrock, np.array([-1.2, 1.0, -1.2, 1.0])),
+          "bowl5": (weighted_bowl, np.zeros(5))}
 
 
 def run_case(shape: str, factor: float, constant: float, method: str) -> dict:

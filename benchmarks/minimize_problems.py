@@ -32,7 +32,7 @@ from scipy.optimize import linprog, minimize
 
 __all__ = ["Problem", "catalogue", "svm_data", "hinge_loss", "hinge_subgradient",
            "hinge_lp_minimum", "hinge_l2_minimum", "smooth_problems", "nonsmooth_problems",
-           "hostile_problems", "by_name"]
+           "hostile_problems", "by_name", "weighted_bowl", "chained_rosenbrock"]
 
 
 @dataclass
@@ -650,13 +650,13 @@ def _huge_start(x):
     return float((x[0] - 3) ** 2 + 2 * (x[1] + 1) ** 2 + (x[0] - 3) * (x[1] + 1))
 
 
-def _bowl(x):
-    # weights 1..5, minimiser at ones, minimum 0
+def weighted_bowl(x):
+    # sum(i (x_i - 1)**2): minimiser at ones, minimum 0
     x = np.asarray(x, dtype=float)
     return float(np.sum(np.arange(1, x.size + 1) * (x - 1.0) ** 2))
 
 
-def _rosen_chain(x):
+def chained_rosenbrock(x):
     x = np.asarray(x, dtype=float)
     return float(np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2))
 
@@ -697,9 +697,9 @@ def hostile_problems() -> list[Problem]:
         Problem("shifted_rosenbrock", "hostile", lambda x: _rosen(x) + 1e6,
                 np.array([-1.2, 1.0]), 1e6, note="Rosenbrock plus 1e6"),
         Problem("shifted_scaled_rosenbrock4", "hostile",
-                lambda x: 1e-2 * _rosen_chain(x) - 1e4, np.array([-1.2, 1.0, -1.2, 1.0]),
+                lambda x: 1e-2 * chained_rosenbrock(x) - 1e4, np.array([-1.2, 1.0, -1.2, 1.0]),
                 -1e4, note="1e-2 times the chained Rosenbrock function, minus 1e4"),
-        Problem("shifted_bowl", "hostile", lambda x: _bowl(x) + 1e5, np.zeros(5), 1e5,
+        Problem("shifted_bowl", "hostile", lambda x: weighted_bowl(x) + 1e5, np.zeros(5), 1e5,
                 note="a weighted bowl plus 1e5"),
     ]
 

@@ -16,7 +16,7 @@ from scipy import stats
 from .accurate_logpdf import accurate_log_tails, accurate_logpdf
 from .families import scipy_family_entry
 from .interval_quadrature import log_interval_probabilities
-from .log_tails import median_free_log_tails
+from .log_tails import below_median, median_free_log_tails
 
 _DEFAULT_ARGCHECK = stats.rv_continuous._argcheck
 _DEFAULT_GET_SUPPORT = stats.rv_continuous._get_support
@@ -425,22 +425,16 @@ def _intervals_with_counts(lo: np.ndarray, hi: np.ndarray):
 
 def _log_interval_prob(d, lo, hi, shapes, loc, scale):
     """``log(P(lo < X <= hi))``, via the sf above the median to avoid cancellation
-    (the side told by ``cdf(lo)``: the median itself is a root-finding on the cdf where
-    scipy has no closed-form ppf).
+    (the side told by the cdf and sf at ``lo``: the median itself is a root-finding on
+    the cdf where scipy has no closed-form ppf).
 
     A cdf that falls again far out is wrong there (norminvgauss's, a numerical integral
-    from -inf, is 7e-15 at 60 standard units): as in :mod:`.log_tails`, every interval
-    beyond one whose ``cdf(lo)`` is above 0.5 is on the upper side, and where the sf at
-    the highest ``lo`` is below its cdf though that is below 0.5, the smaller of the two
-    tells the side of each interval."""
+    from -inf, is 7e-15 at 60 standard units): the side of each ``lo`` is told as
+    :func:`.log_tails.below_median` tells it, with the sf where the cdf is suspect."""
     kw = dict(loc=loc, scale=scale)
+    a, b = support(d, shapes)
+    upper = ~below_median(d, np.clip((lo - loc) / scale, a, b), shapes)
     c_lo = np.asarray(d.cdf(lo, *shapes, **kw), dtype=float)
-    upper = c_lo > 0.5
-    if np.any(upper):
-        upper |= lo >= np.min(lo[upper])
-    top = int(np.argmax(lo))
-    if not upper[top] and float(d.sf(lo[top], *shapes, **kw)) < c_lo[top]:
-        upper = np.asarray(d.sf(lo, *shapes, **kw), dtype=float) < c_lo
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.log(np.asarray(d.cdf(hi, *shapes, **kw), dtype=float) - c_lo)
         if np.any(upper):

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy import stats
 
-__all__ = ["median_free_log_tails"]
+__all__ = ["median_free_log_tails", "below_median"]
 
 _GENERIC = stats.rv_continuous
 
@@ -58,6 +58,21 @@ def median_free_log_tails(dist) -> tuple[Callable, Callable] | None:
             return np.where(lower, np.log1p(-c), np.log(s))
 
     return (dist._logcdf if own_cdf else logcdf), (dist._logsf if own_sf else logsf)
+
+
+def below_median(dist, u, shapes) -> np.ndarray:
+    """Where the standard points ``u`` (inside the support) are below the median, told
+    from the cdf and sf as :func:`_both_tails` tells it (a cdf that falls again far out
+    included), without the median itself.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> below_median(stats.norminvgauss, np.array([-1.0, 0.5, 60.0]), (1.0, 0.5))
+    array([ True, False, False])
+    """
+    return _both_tails(dist, u, shapes)[2]
 
 
 def _both_tails(dist, u, shapes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

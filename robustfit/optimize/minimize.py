@@ -1038,24 +1038,21 @@ class _Run:
         for attempt in range(RETESTS):
             zb, fb = self._best()
             g = self._accurate_gradient(zb, fb)
-            if g is not None and not self.p.analytic and not np.any(g) and abs(fb) > 1.0 \
-                    and self.p.is_flat(zb, fb):
+            if g is not None and not self.p.analytic and not np.any(g) and self.p.is_flat(zb, fb):
                 # differences zero at the usual steps where |f| is above the floor:
                 # those of steps that resolve f decide where f shows there (a large
                 # constant term near the minimiser; a step function, 0 at its minimum,
-                # or a kink at 0 keep to the tests below),
-                # and only the small-gradient test applies: the Newton checks' stencils
-                # do not see f either (a Hessian of rounding errors, with the gradient
-                # of the usual steps, 0, "passed" Rosenbrock minus 1e12 0.7 from its
-                # minimiser)
-                resolved = resolved_gradient(self.p, zb, fb)
+                # or a kink at 0 keep to the tests below), and only the small-gradient
+                # test applies: the Newton checks' stencils do not see f either (a
+                # Hessian of rounding errors, with the gradient of the usual steps, 0,
+                # "passed" Rosenbrock minus 1e12 0.7 from its minimiser)
+                resolved = resolved_gradient(self.p, zb, fb) if abs(fb) > 1.0 else None
                 if resolved is not None:
                     m = relative_stationarity(zb, fb, resolved)
                     verdict = Verdict(m <= gtol, m, "small gradient (steps resolving f)")
                     if verdict.passed:
                         return self._unless_plateau(zb, fb, resolved, verdict)
                     return verdict
-            if g is not None and not self.p.analytic and not np.any(g) and self.p.is_flat(zb, fb):
                 self.log.add(self.guard.stage, "flat_region", f=fb,
                              reason="finite differences are exactly zero")
                 if self.check_plateaus and np.any(self.varied):
