@@ -99,7 +99,7 @@ def _parabolic_move(p: ScaledProblem, z: np.ndarray, f: float, v: np.ndarray,
 def _value(p: ScaledProblem, z: np.ndarray) -> float:
     """``f`` at ``z``; inf outside the bounds, where nothing is evaluated (nor counted
     against the first descent's limit of points outside, as ``p.value`` does)."""
-    if not p._inside(z):
+    if not p.inside(z):
         return np.inf
     value = p.value(z)
     return value if np.isfinite(value) else np.inf

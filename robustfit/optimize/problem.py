@@ -23,7 +23,8 @@ from .events import EventLog
 from .objective import GuardedObjective
 from .stencils import slope_at_zero
 
-__all__ = ["ScaledProblem", "OutsideLimit", "FORWARD_STEP", "CENTRAL_STEP", "SHRUNK"]
+__all__ = ["ScaledProblem", "OutsideLimit", "FORWARD_STEP", "CENTRAL_STEP", "SHRUNK",
+           "MIN_STEP_SPACINGS"]
 
 EPS = np.finfo(float).eps
 FORWARD_STEP = np.sqrt(EPS)
@@ -32,6 +33,9 @@ NOISY_STEP_CAP = 0.1
 CENTRAL_STEP = EPS ** (1 / 3)
 _MAX_BAD_GRADIENTS = 3
 SHRUNK = 0.1  # a variable below this fraction of its typical size gets steps of its own
+# a step shortened for f's fine structure (set_structure) moves x_i by at least this
+# many float64 spacings of its value: the point and its neighbours stay distinct
+MIN_STEP_SPACINGS = 100.0
 # an analytic gradient is dropped only where it disagrees with finite differences by
 # more than this many times their own uncertainty (see ScaledProblem.check_gradient)
 FD_TRUST = 10.0
@@ -92,6 +96,9 @@ class ScaledProblem:
         self._typical_x = np.ones_like(self.scale)
         self.noise = 1.0  # values rounded to this many times eps (see set_noise)
         self.typical = self._typical_x / self.scale
+        # per variable, the size (in z) of f's structure where it proved far smaller
+        # than the variable's own (set_structure); inf elsewhere
+        self.structure = np.full(self.scale.shape, np.inf)
         # the signs of the directional gradient checks: fixed, so that a run is
         # reproducible from its own rng seed
         self._check_signs = np.random.default_rng(20261125)
@@ -102,9 +109,25 @@ class ScaledProblem:
         ``typical`` is the size of the start (``|x0|`` capped at 1, and 1 where ``x0`` is
         0), so a variable of size 0.01 gets steps relative to 0.01, not to 1: with
         ``max(1, |x|)`` the truncation error swamps the gradient of sensitive small
-        parameters (decay rates, for example).
+        parameters (decay rates, for example). Where :meth:`set_structure` found
+        ``f``'s structure far smaller, steps are relative to that size instead (and
+        move ``x_i`` by at least MIN_STEP_SPACINGS of its spacings).
         """
-        return self.relative_step(base) * max(abs(z[i]), self.typical[i])
+        size = max(abs(z[i]), self.typical[i])
+        if not size > self.structure[i]:
+            return self.relative_step(base) * size
+        return max(self.relative_step(base) * self.structure[i], self._step_floor(z, i))
+
+    def _step_floor(self, z: np.ndarray, i: int) -> float:
+        """MIN_STEP_SPACINGS float64 spacings of ``x_i``, in ``z``."""
+        return MIN_STEP_SPACINGS * float(np.spacing(abs(z[i] * self.scale[i]))) / self.scale[i]
+
+    def set_structure(self, i: int, central_step: float) -> None:
+        """Steps for variable ``i`` from now on as if its size were the one at which
+        the central step is ``central_step`` (in ``z``; see :mod:`.truncation`): ``f``
+        changes its slope over distances far below ``|x_i|`` (Rosenbrock's function of
+        ``x - 1e4``)."""
+        self.structure[i] = central_step / self.relative_step(CENTRAL_STEP)
 
     def relative_step(self, base: float) -> float:
         """``base`` (a power ``eps**p`` of float64's epsilon, the step for values
@@ -156,8 +179,10 @@ class ScaledProblem:
         """Change the scaling (points in ``z`` computed before are no longer valid)."""
         x_lower = None if self.lower is None else self.lower * self.scale
         x_upper = None if self.upper is None else self.upper * self.scale
+        old = self.scale
         self.scale = np.asarray(scale, dtype=float)
         self.typical = self._typical_x / self.scale
+        self.structure = self.structure * old / self.scale
         self.lower = None if x_lower is None else x_lower / self.scale
         self.upper = None if x_upper is None else x_upper / self.scale
         self._cached = None
@@ -188,7 +213,7 @@ class ScaledProblem:
     def value(self, z: np.ndarray) -> float:
         """``f`` at ``z``; inf, without calling ``f``, outside the bounds (a line search
         that runs past one then shortens its step, as it does at a bad point)."""
-        if not self._inside(z):
+        if not self.inside(z):
             self.outside += 1
             if self.outside_limit is not None and self.outside > self.outside_limit:
                 raise OutsideLimit()
@@ -262,7 +287,7 @@ class ScaledProblem:
         for _ in range(CHECK_DIRECTIONS):
             v = steps * self._check_signs.choice((-1.0, 1.0), size=n)
             up, down = z + v, z - v
-            if not (self._inside(up) and self._inside(down)):
+            if not (self.inside(up) and self.inside(down)):
                 return False
             f_up, f_down = self.value(up), self.value(down)
             if not (np.isfinite(f_up) and np.isfinite(f_down)):
@@ -303,7 +328,14 @@ class ScaledProblem:
     def fd_steps_of(self, z: np.ndarray, base: float) -> np.ndarray:
         """The steps of differences with relative step ``base`` at ``z`` (see
         :meth:`step`)."""
-        return self.relative_step(base) * np.maximum(np.abs(z), self.typical)
+        size = np.maximum(np.abs(z), self.typical)
+        steps = self.relative_step(base) * size
+        fine = size > self.structure
+        if np.any(fine):
+            floor = MIN_STEP_SPACINGS * np.spacing(np.abs(z * self.scale)) / self.scale
+            steps = np.where(fine, np.maximum(self.relative_step(base) * self.structure,
+                                              floor), steps)
+        return steps
 
     def finite_difference(self, z: np.ndarray, f: float,
                           scheme: str | None = None) -> np.ndarray | None:
@@ -363,8 +395,8 @@ class ScaledProblem:
             for step in (h, -h, 0.5 * h, -0.5 * h):
                 zi = z.copy()
                 zi[i] += step
-                values.append(self.value(zi) if self._inside(zi) else np.nan)
-                taken.append(zi[i] - z[i])
+                values.append(self.value(zi) if self.inside(zi) else np.nan)
+                taken.append(self.taken_step(zi, z, i))
             if np.all(np.isfinite(values)) and taken[0] == -taken[1] \
                     and taken[2] == -taken[3]:
                 wide[i] = (values[0] - values[1]) / (2.0 * h)
@@ -384,7 +416,17 @@ class ScaledProblem:
             wide[i] = fine[i] = g_i
         return wide, fine
 
-    def _inside(self, z: np.ndarray) -> bool:
+    def taken_step(self, moved: np.ndarray, z: np.ndarray, i: int) -> float:
+        """The step from ``z`` to ``moved`` in variable ``i`` (in ``z``) as ``f`` sees
+        it: the difference of the two points in ``x``. Far from 0 both round to
+        spacings of ``x_i``, which need not be the step's in ``z``: at ``x ~ 1e6`` a
+        central step of 6 came out uneven by 1e-10, and on Rosenbrock's function of
+        ``x - 1e6`` (``f`` of 3600 at the stencil's ends) its partial read 1e-8 where
+        the gradient was 0."""
+        return float(moved[i] * self.scale[i] - z[i] * self.scale[i]) / float(self.scale[i])
+
+    def inside(self, z: np.ndarray) -> bool:
+        """Whether ``z`` is within the bounds (always, without bounds)."""
         return self.lower is None or bool(np.all(z >= self.lower) and np.all(z <= self.upper))
 
     def partial(self, z: np.ndarray, f: float, i: int, h: float) -> float | None:
@@ -399,7 +441,7 @@ class ScaledProblem:
             if (self.upper is not None and zi[i] > self.upper[i]) or (
                     self.lower is not None and zi[i] < self.lower[i]):
                 return None, step
-            return self.value(zi), zi[i] - z[i]
+            return self.value(zi), self.taken_step(zi, z, i)
 
         if scheme == "central":
             fp, hp = at(h)
