@@ -51,10 +51,9 @@ class _Difference(NamedTuple):
 
 
 def settled_steps(p: ScaledProblem, z: np.ndarray, f: float, variables,
-                  tolerance: np.ndarray, every: bool = False) -> dict[int, float]:
+                  tolerance: np.ndarray) -> dict[int, float]:
     """The central steps (in ``z``) at which the partials of ``variables`` have
-    settled, where that is shorter than the usual step; unless ``every``, it stops at
-    the first variable whose partial has settled at the usual step.
+    settled, where that is shorter than the usual step.
 
     Parameters
     ----------
@@ -64,23 +63,17 @@ def settled_steps(p: ScaledProblem, z: np.ndarray, f: float, variables,
     f : float
         ``f`` at ``z`` (as the optimiser measures it).
     variables : iterable of int
-        The variables to look at. Where a test failed, those whose partials failed it,
-        the largest first: the first one whose partial is accurate at the usual step
-        fails it whatever the others' (so steps are shortened only where that could
-        change the verdict).
+        The variables to look at.
     tolerance : numpy.ndarray
         Per variable, the accuracy of the partial that the caller's test needs: a
         difference that changes by less when the step shrinks has settled.
-    every : bool
-        Look at every variable given (to confirm a pass: a partial that truncation
-        error brought near 0 passes too).
 
     Returns
     -------
     dict
-        ``{i: step}`` for the variables (up to that first one) whose settled step is
-        shorter than the usual ``p.step(z, i, CENTRAL_STEP)``. A stencil that leaves
-        the bounds or meets a bad point ends the search too, unless ``every``.
+        ``{i: step}`` for the variables whose settled step is shorter than the usual
+        ``p.step(z, i, CENTRAL_STEP)``. A variable whose stencil leaves the bounds or
+        meets a bad point keeps its step.
 
     Examples
     --------
@@ -99,8 +92,6 @@ def settled_steps(p: ScaledProblem, z: np.ndarray, f: float, variables,
         step = _settled_step(p, z, f, int(i), float(tolerance[i]))
         if step is not None:
             out[int(i)] = step
-        elif not every:
-            break
     return out
 
 

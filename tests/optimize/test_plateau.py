@@ -93,3 +93,18 @@ def test_a_plateau_reached_by_gradient_sampling_is_not_certified():
     res = robust_minimize(p.fun, 100 * np.asarray(p.x0, dtype=float), rng=0, maxfev=20000)
     assert np.all(np.abs(res.x) < 1e10)
     assert not res.success or p.solved(res.fun), (res.fun, res.message)
+
+
+def test_a_run_off_a_plateau_onto_a_lower_one_is_not_certified_there():
+    """Jennrich-Sampson moved by 1e3 from its standard start: the first descent ran
+    onto a plateau (f = 2020, exp(x1 - 1e3) underflowing), and the run off it onto
+    another, lower one (259.6) that was certified; the minimum is 124.36."""
+    from benchmarks.minimize_problems import catalogue
+
+    problem = next(p for p in catalogue() if p.name == "jennrich_sampson")
+    shift = 1e3
+    res = robust_minimize(lambda x: problem.fun(np.asarray(x) - shift),
+                          np.asarray(problem.x0) + shift, rng=0)
+    if res.success:
+        assert problem.solved(res.fun), res.fun
+    assert res.fun < 124.37
