@@ -1514,9 +1514,9 @@ class _Run:
 
     def _unless_plateau(self, z, f, g, verdict: Verdict) -> Verdict:
         """``verdict`` (a pass), or a failure where ``z`` is on a plateau (checked while
-        :attr:`check_plateaus`, and in the run off a plateau below its value), where a variable's size proved wrong by decades
-        (:meth:`_lower_decades_away`), or at a saddle that a symmetry of the start
-        kept."""
+        :attr:`check_plateaus`, and in the run off a plateau below its value), where a
+        variable's size proved wrong by decades (:meth:`_lower_decades_away`), or at a
+        saddle that a symmetry of the start kept."""
         checked = self.check_plateaus or (self._plateau_value is not None
                                           and f < self._plateau_value)
         flat = self._plateau(z, f, g) if checked and g is not None else []
