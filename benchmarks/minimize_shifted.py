@@ -23,15 +23,14 @@ import argparse
 import json
 import os
 import sys
-import warnings
+from dataclasses import replace
 
 import numpy as np
-from scipy.optimize import minimize
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from benchmarks.minimize import run_one  # noqa: E402
 from benchmarks.minimize_problems import catalogue  # noqa: E402
-from robustfit import robust_minimize  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
                    "minimize_shifted.json")
@@ -44,35 +43,16 @@ def shifted_problems():
     return [p for p in catalogue() if p.kind == "smooth" and not p.name.endswith("_x10")]
 
 
+def shifted(problem, shift: float):
+    """``problem`` as ``f(x - shift)`` from ``x0 + shift``, without its ``jac``."""
+    fun = problem.fun
+    return replace(problem, fun=lambda x: fun(np.asarray(x, dtype=float) - shift),
+                   x0=np.asarray(problem.x0, dtype=float) + shift, jac=None)
+
+
 def run_case(problem, shift: float, method: str) -> dict:
-    calls = [0]
-
-    def f(x):
-        calls[0] += 1
-        return problem.fun(np.asarray(x, dtype=float) - shift)
-
-    x0 = np.asarray(problem.x0, dtype=float) + shift
-    error = None
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            if method == "robust":
-                res = robust_minimize(f, x0, rng=0)
-            else:
-                res = minimize(f, x0, method=method)
-        x, success, message = np.asarray(res.x, dtype=float), bool(res.success), str(
-            res.message)
-    except Exception as exc:  # an exception escaping the optimiser is an outcome we count
-        x, success, message = None, False, ""
-        error = f"{type(exc).__name__}: {exc}"[:200]
-    nfev = calls[0]
-    with np.errstate(all="ignore"):
-        value = float(problem.fun(x - shift)) if x is not None else float("nan")
-    solved = problem.solved(value)
-    return dict(problem=problem.name, shift=shift, method=method, f=value,
-                fstar=problem.fstar, solved=solved, success=success,
-                false_success=bool(success and not problem.at_a_minimum(value)),
-                escaped=error, nfev=nfev, message=message[:160])
+    """One run, counted and judged as ``benchmarks/minimize.py`` does (rng 0)."""
+    return dict(run_one(shifted(problem, shift), method), shift=shift)
 
 
 def summarise(rows: list[dict]) -> dict:

@@ -1572,22 +1572,27 @@ class _Run:
         in ``g`` failed the small-gradient test (not only up to the first accurate one,
         which fails the test by itself: the Newton check that follows uses every
         partial, and the extended Rosenbrock function moved by 1e6 was certified at
-        ``f = 1e-4`` on a model whose other partials were truncation error), or, to
-        ``confirm`` a pass, all of them where ``g`` disagrees with a difference of
-        shorter steps along a random direction (Rosenbrock's function of ``x - 1e4``
-        has a zero of central differences of 0.06 0.016 from its minimiser)."""
+        ``f = 1e-4`` on a model whose other partials were truncation error), and all
+        of them where ``g`` disagrees along a random direction with a difference of a
+        tenth of the steps in the others (two evaluations): a partial near 0 by
+        truncation error passes by itself (Rosenbrock's function of ``x - 1e4`` has a
+        zero of central differences of 0.06 0.016 from its minimiser, and the Newton
+        check passed 1.5e-4 from it, where one partial failed and the other, 1.5e-4 of
+        slope less 1.4e-4 of truncation error, did not). To ``confirm`` a pass, only
+        the second."""
         if self._settled_at is not None and np.array_equal(self._settled_at, z):
             return {}
         self._settled_at = np.array(z)
         threshold = self.opts["gtol"] * max(1.0, abs(f)) / np.maximum(1.0, np.abs(z))
         large = np.abs(self.p.to_x(z)) > 1.0
-        if confirm:
-            variables = np.flatnonzero(large)
-            if variables.size == 0 or agrees_with_shorter_steps(
-                    self.p, z, f, g, variables, 0.5 * threshold):
-                return {}
-        else:
-            variables = np.flatnonzero(large & (np.abs(g) > threshold))
+        failing = large & (np.abs(g) > threshold) if not confirm else np.zeros_like(large)
+        others = np.flatnonzero(large & ~failing)
+        if others.size and not agrees_with_shorter_steps(self.p, z, f, g, others,
+                                                         0.5 * threshold):
+            failing |= large
+        variables = np.flatnonzero(failing)
+        if variables.size == 0:
+            return {}
         steps = settled_steps(self.p, z, f, variables, 0.1 * threshold)
         if not steps:
             return steps

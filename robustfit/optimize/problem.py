@@ -285,15 +285,12 @@ class ScaledProblem:
         steps = self.fd_steps_of(z, CENTRAL_STEP) / np.sqrt(n)
         floor = 1e-8 * max(1.0, abs(f))
         for _ in range(CHECK_DIRECTIONS):
-            v = steps * self._check_signs.choice((-1.0, 1.0), size=n)
-            up, down = z + v, z - v
-            if not (self.inside(up) and self.inside(down)):
+            along = self.directional_difference(
+                z, steps * self._check_signs.choice((-1.0, 1.0), size=n))
+            if along is None:
                 return False
-            f_up, f_down = self.value(up), self.value(down)
-            if not (np.isfinite(f_up) and np.isfinite(f_down)):
-                return False
-            v = (up - down) / 2  # (the steps as rounding took them)
-            err = abs((f_up - f_down) / 2 - float(g @ v))
+            change, v, _ = along
+            err = abs(change - float(g @ v))
             size = max(float(np.linalg.norm(g * v)), floor * float(np.linalg.norm(v)))
             if err > DIRECTIONAL_AGREEMENT * size:
                 return False
@@ -416,6 +413,20 @@ class ScaledProblem:
             wide[i] = fine[i] = g_i
         return wide, fine
 
+    def directional_difference(self, z: np.ndarray, v: np.ndarray
+                               ) -> tuple[float, np.ndarray, float] | None:
+        """``(f(z + v) - f(z - v)) / 2``, the half-step ``v`` as rounding took it
+        (measured in ``x``, as ``f`` sees it), and the larger ``|f|`` of the two; None
+        where a side leaves the bounds or is a bad point."""
+        up, down = z + v, z - v
+        if not (self.inside(up) and self.inside(down)):
+            return None
+        f_up, f_down = self.value(up), self.value(down)
+        if not (np.isfinite(f_up) and np.isfinite(f_down)):
+            return None
+        taken = (up * self.scale - down * self.scale) / (2.0 * self.scale)
+        return (f_up - f_down) / 2.0, taken, max(abs(f_up), abs(f_down))
+
     def taken_step(self, moved: np.ndarray, z: np.ndarray, i: int) -> float:
         """The step from ``z`` to ``moved`` in variable ``i`` (in ``z``) as ``f`` sees
         it: the difference of the two points in ``x``. Far from 0 both round to
@@ -435,13 +446,16 @@ class ScaledProblem:
         return self._partial(z, f, i, h, "central")
 
     def _partial(self, z, f, i, h, scheme):
-        def at(step):
+        def at(step, in_x=True):
+            # (a central stencil's steps are measured in x, where their two sides can
+            # come out uneven; a forward step's own size is uncertain by a spacing of
+            # x either way, as the base point's x need not be to_x(z) exactly)
             zi = z.copy()
             zi[i] += step
             if (self.upper is not None and zi[i] > self.upper[i]) or (
                     self.lower is not None and zi[i] < self.lower[i]):
                 return None, step
-            return self.value(zi), self.taken_step(zi, z, i)
+            return self.value(zi), self.taken_step(zi, z, i) if in_x else zi[i] - z[i]
 
         if scheme == "central":
             fp, hp = at(h)
@@ -465,7 +479,7 @@ class ScaledProblem:
                     return (fv - f) / hv
             return None
         for step in (h, -h):
-            fv, hv = at(step)
+            fv, hv = at(step, in_x=False)
             if fv is not None and np.isfinite(fv) and hv != 0:
                 return (fv - f) / hv
         return None
