@@ -2,7 +2,9 @@
 
 The core works in ``z = x / scale`` where ``scale_i = max(1, |x0_i|)``: a start at 1e8 or
 variables of very different magnitude then look like unit-sized variables, and finite
-difference steps ``sqrt(eps) * max(1, |z_i|)`` are scaled to ``|x_i|`` automatically.
+difference steps ``sqrt(eps) * max(1, |z_i|)`` are scaled to ``|x_i|`` automatically
+(or to the size of ``f``'s structure where it proved far smaller, see
+:meth:`ScaledProblem.set_structure`).
 
 Gradient guard: an analytic (or JAX) gradient that raises or is non-finite at a point is
 replaced there by finite differences; after three such points, or when

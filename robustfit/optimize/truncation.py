@@ -13,9 +13,12 @@ variable's central difference again with steps shortened tenfold at a time. In t
 truncation regime the difference between successive ones falls like ``h**2``; where it
 no longer falls (``f``'s rounding, or noise, has taken over), or falls below what the
 test needs, the step has settled: of the steps tried, the one whose difference to the
-next shorter one is the smallest. Steps stay at least MIN_STEP_SPACINGS float64 spacings of
-``x_i``, so the point and its neighbours are distinct numbers (with shorter ones, two
-differences that rounding made 0 "agree").
+next shorter one is the smallest. Steps stay at least MIN_STEP_SPACINGS float64
+spacings of ``x_i``, so the point and its neighbours are distinct numbers (with shorter
+ones, two differences that rounding made 0 "agree"). Partials that pass are checked
+together first, by one difference along a random direction with a tenth of their
+steps (:func:`agrees_with_shorter_steps`): truncation error can bring a partial near 0
+as well as away from it.
 """
 
 from __future__ import annotations
@@ -161,9 +164,7 @@ def _settled_step(p: ScaledProblem, z: np.ndarray, f: float, i: int,
         h, previous = shorter, difference
     else:
         best_step = h
-    if best_step is None or best_step >= p.step(z, i, CENTRAL_STEP):
-        return None
-    return best_step
+    return best_step if best_step < p.step(z, i, CENTRAL_STEP) else None
 
 
 def _central(p: ScaledProblem, z: np.ndarray, f: float, i: int,
