@@ -106,8 +106,9 @@ def agrees_with_shorter_steps(p: ScaledProblem, z: np.ndarray, f: float,
     step, with random signs: ``|D_v f - g . v| <= max_i tolerance_i |v_i|`` (plus
     SETTLED_NOISE rounding errors of ``f``). Two evaluations, where
     :func:`settled_steps` takes two per variable: a truncation error ``e`` of ``g``
-    shows in ``e . v`` unless the signs happen to cancel it. False where the stencil
-    leaves the bounds or meets a bad point.
+    shows in ``e . v`` unless the signs happen to cancel it. Variables within such a
+    step of a bound are not moved (True where none is left); False where the stencil
+    meets a bad point.
 
     Examples
     --------
@@ -127,8 +128,15 @@ def agrees_with_shorter_steps(p: ScaledProblem, z: np.ndarray, f: float,
     True
     """
     signs = np.random.default_rng(_SIGNS_SEED).choice((-1.0, 1.0), size=z.size)
+    steps = p.fd_steps_of(z, CENTRAL_STEP) / SHRINK
+    if p.lower is not None:  # (a variable at a bound is not moved: its partial is held)
+        variables = np.asarray(variables)
+        variables = variables[(z[variables] - steps[variables] >= p.lower[variables])
+                              & (z[variables] + steps[variables] <= p.upper[variables])]
+        if variables.size == 0:
+            return True
     v = np.zeros_like(z)
-    v[variables] = signs[variables] * p.fd_steps_of(z, CENTRAL_STEP)[variables] / SHRINK
+    v[variables] = signs[variables] * steps[variables]
     along = p.directional_difference(z, v)
     if along is None:
         return False
