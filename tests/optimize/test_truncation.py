@@ -208,3 +208,21 @@ def test_the_shifted_benchmark_counts_a_run():
     assert bfgs["nfev"] > 0 and bfgs["escaped"] is None
     summary = summarise(rows)
     assert summary["robust, shift 1e+06"]["solved"] == 1
+
+
+def test_the_directional_check_holds_variables_at_a_bound():
+    """A variable at its bound is not moved (its partial is held by the bound, not
+    measured): with no other variable, there is nothing to disagree with."""
+    shift = 1e4
+    guard = GuardedObjective(_shifted(shift))
+    p = ScaledProblem(guard, np.full(2, shift), lower=np.array([shift + 1.0, shift - 5]),
+                      upper=np.array([shift + 5, shift + 5]))
+    z = p.to_z(np.array([shift + 1.0, shift + 1.0]))
+    f = p.value(z)
+    before = guard.nfev
+    assert agrees_with_shorter_steps(p, z, f, np.array([123.0, 0.0]), np.array([0]),
+                                     np.full(2, 1e-7))
+    assert guard.nfev == before  # (nothing evaluated)
+    # the free variable is checked as without bounds: a wrong partial disagrees
+    assert not agrees_with_shorter_steps(p, z, f, np.array([0.0, 5.0]), np.arange(2),
+                                         np.full(2, 1e-7))
