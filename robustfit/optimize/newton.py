@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .offset import RESOLVED
-from .problem import FORWARD_STEP, SHRUNK, ScaledProblem
+from .problem import CENTRAL_STEP, FORWARD_STEP, SHRUNK, ScaledProblem
 
 __all__ = ["newton_decrement_test", "NewtonCheck", "finite_difference_hessian",
            "hessian_cost", "HESSIAN_STEP", "newton_move", "valley_floor_point",
@@ -73,7 +73,8 @@ def refine_steps(change: float, curvatures: np.ndarray, z: np.ndarray) -> np.nda
 
 def finite_difference_hessian(p: ScaledProblem, z: np.ndarray, f: float,
                               g: np.ndarray | None = None,
-                              coords: np.ndarray | None = None) -> np.ndarray | None:
+                              coords: np.ndarray | None = None,
+                              steps: np.ndarray | None = None) -> np.ndarray | None:
     """Symmetric finite-difference Hessian in ``z`` (over the variables ``coords``, all by
     default); None where a step hit a bad point.
 
@@ -83,6 +84,7 @@ def finite_difference_hessian(p: ScaledProblem, z: np.ndarray, f: float,
     mixed ones from the four corners ``(±h_i, ±h_j)``, second-order accurate: with one
     corner (``n (n + 3) / 2`` evaluations instead of ``2 n**2 + 1``) the error of order
     ``h`` hid NIST's Kirby2 minimum, whose Hessian spans 15 orders of magnitude.
+    ``steps`` (per variable of ``coords``) replaces those of the second differences.
 
     Examples
     --------
@@ -112,7 +114,8 @@ def finite_difference_hessian(p: ScaledProblem, z: np.ndarray, f: float,
                 return None
             H[:, col] = (gj[coords] - g0[coords]) / (zj[j] - z[j])
         return 0.5 * (H + H.T)
-    h = np.array([p.own_step(z, i, HESSIAN_STEP) for i in coords])
+    h = (np.array([p.own_step(z, i, HESSIAN_STEP) for i in coords]) if steps is None
+         else np.asarray(steps, dtype=float))
     out = _second_differences(p, z, f, np.eye(z.size)[:, coords], h)
     if out is None:
         # a step hit a bad point: where a variable shrank far below its typical size,
@@ -181,15 +184,16 @@ def newton_decrement_test(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarr
                           gtol: float, free: np.ndarray | None = None) -> NewtonCheck | None:
     """The Newton-decrement test at ``z``; None when not tried.
 
-    Not tried above :data:`MAX_DIMENSION` variables, within a finite-difference step of
-    a bound (an active constraint: the unconstrained model does not apply), or without
-    the budget for the Hessian. With bounds, no evaluation leaves them: a Newton point
-    beyond one fails the test, and stencils or probes that would cross one are skipped.
-    ``free`` (a mask) restricts the test to those variables, the others held: the
-    minimum over the face of the box where the rest sit on their bounds. A Hessian
-    whose curvatures span more than ILL_CONDITIONED is measured again along its
-    eigenvectors before the test may pass (without bounds, with the gradient
-    extrapolated to fourth order), and that measurement decides.
+    Not tried above :data:`MAX_DIMENSION` variables, within two central-difference steps
+    of a bound (an active constraint: the unconstrained model does not apply), or
+    without the budget for the Hessian; a bound farther than that but within the
+    Hessian's steps shortens them to half the room left. With bounds, no evaluation
+    leaves them: a Newton point beyond one fails the test, and stencils or probes that
+    would cross one are skipped. ``free`` (a mask) restricts the test to those
+    variables, the others held: the minimum over the face of the box where the rest
+    sit on their bounds. A Hessian whose curvatures span more than ILL_CONDITIONED is
+    measured again along its eigenvectors before the test may pass (without bounds,
+    with the gradient extrapolated to fourth order), and that measurement decides.
 
     Examples
     --------
@@ -210,9 +214,19 @@ def newton_decrement_test(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarr
     base = FORWARD_STEP if p.analytic else HESSIAN_STEP
     reach = np.zeros_like(z)
     reach[coords] = [p.own_step(z, i, base) for i in coords]
+    steps = None
     if not _inside(p, z, reach):
-        return None  # a bound within a finite-difference step: an active constraint
-    H = finite_difference_hessian(p, z, f, g, coords)
+        near = np.zeros_like(z)
+        near[coords] = [p.own_step(z, i, CENTRAL_STEP) for i in coords]
+        if p.analytic or not _inside(p, z, 2.0 * near):
+            return None  # a bound within two central steps: an active constraint
+        # a bound beyond them but within the Hessian's steps (1.2e-4 of |x|, 1,200 at
+        # 1e7, where Rosenbrock's function of x - 1e7 in a box of +-100 was never
+        # checked): those steps are shortened to half the room left
+        room = np.minimum(z - p.lower, p.upper - z)
+        reach[coords] = np.minimum(reach[coords], 0.5 * room[coords])
+        steps = reach[coords]
+    H = finite_difference_hessian(p, z, f, g, coords, steps=steps)
     if H is None or not np.all(np.isfinite(H)):
         return None
     if not p.analytic and np.any(H) and float(np.max(np.abs(np.diag(H)) * reach[coords] ** 2)) \

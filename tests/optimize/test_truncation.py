@@ -58,12 +58,13 @@ def test_the_shortened_steps_are_reported():
     assert all(0 < step < 0.1 for e in events for step in e["steps"])
 
 
-def test_with_bounds_around_a_far_minimiser():
-    """(Bounds within the Newton check's Hessian steps, 1.2e-4 of 1e5, make it an
-    active-set check that is not tried: with bounds 5 away the run ends uncertified.)"""
-    shift = 1e5
+@pytest.mark.parametrize("shift, room", [(1e5, 5.0), (1e7, 100.0)])
+def test_with_bounds_around_a_far_minimiser(shift, room):
+    """Bounds within the Newton check's Hessian steps (1.2e-4 of |x|: 12 at 1e5, 1,200
+    at 1e7) but beyond two central steps shorten them; before, the check was not tried
+    and both runs ended uncertified at the minimiser."""
     res = robust_minimize(_shifted(shift), [shift - 1.2, shift + 1.0], rng=0,
-                          bounds=[(shift - 100, shift + 100)] * 2)
+                          bounds=[(shift - room, shift + room)] * 2)
     assert res.success, res.message
     assert _close_to(res.x, shift), res.x - shift - 1.0
 
