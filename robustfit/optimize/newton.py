@@ -432,8 +432,9 @@ def _lower_along_flat_valley(p: ScaledProblem, z: np.ndarray, f: float, H: np.nd
     exponentials) has such a valley where the two rates merge and the amplitudes run to
     +-324 with opposite signs: the Hessian's eigenvalues spanned 5e-9 to 6e9, the
     decrement passed at f = 7.98e-5, 46% above the minimum, and so did Levenberg-
-    Marquardt. Here the point is moved along that eigenvector by :data:`_VALLEY_PROBES`
-    of its size, both ways, and the other directions re-minimised by
+    Marquardt. Here the point is moved along that eigenvector, both ways, so that no
+    variable moves by more than :data:`_VALLEY_PROBES` of its size, and the other
+    directions re-minimised by
     :data:`_VALLEY_NEWTON_STEPS` Newton steps on the measured curvatures, each halved
     until it lowers ``f``. At a degenerate minimum (``(x + y)**4 + (x - y)**2``) or along
     a line of minima (an over-parametrised model) nothing is lower. Flatness along one
@@ -449,7 +450,13 @@ def _lower_along_flat_valley(p: ScaledProblem, z: np.ndarray, f: float, H: np.nd
         return False
     flat = V @ vecs[:, 0]
     rest, curvatures = V @ vecs[:, 1:], vals[1:]
-    size = max(1.0, float(np.max(np.abs(z))))
+    # the probe of length t moves no variable by more than t of its size (max(|z_i|,
+    # typical_i), as finite-difference steps are): after a rescale to an earlier
+    # point's magnitudes MGH17's amplitudes sat at z ~ 3e-3, and probes of 1e-3 of
+    # max(1, |z|) moved them by a third of themselves, far out of the valley, which
+    # fell by 1e-8 of f within a hundredth of their size
+    sizes = np.maximum(np.abs(z), p.typical)
+    size = 1.0 / float(np.max(np.abs(flat) / sizes))
     # the slopes along the other eigenvectors by central differences, each with a step
     # that changes f by about REFINE_CHANGE |f| (coordinate differences mix the stiff
     # curvature's truncation error into the soft directions' slopes)

@@ -176,6 +176,25 @@ def test_no_certificate_in_a_curved_valley_the_hessian_cannot_see():
     assert p.guard.best_f < f * (1 - 1e-7)
 
 
+def test_the_valley_probes_keep_to_the_variables_sizes():
+    """MGH17 from a perturbed start (c (1 + 0.2 N), the second draw of seed 777) was
+    certified at f = 0.0304 where its rates merge (-0.0066 and -0.0062): the run had
+    rescaled to an earlier point's magnitudes (522, 209, 730), its amplitudes sat at
+    z ~ 3e-3, and probes of 1e-3 of max(1, |z|) moved them by a third of themselves,
+    out of the valley, which falls by 1e-8 of f within a hundredth of their size."""
+    from benchmarks.nist_problems import nist_problems
+
+    nist = {q.name: q for q in nist_problems()}["MGH17_start1"]
+    x = np.array([1.41571022, 2.82753065, -3.28391361, -0.00655858, -0.00622144])
+    p = ScaledProblem(GuardedObjective(nist.fun), np.array([521.8, 209.19, 730.0, 1, 1]))
+    p.set_typical(x)
+    z = p.to_z(x)
+    f = nist.fun(x)
+    H = finite_difference_hessian(p, z, f)
+    assert lower_along_flat_valley(p, z, f, H, np.eye(5), 1e-7 * f)
+    assert p.guard.best_f < f * (1 - 1e-7)
+
+
 @pytest.mark.parametrize("fun,x", [
     # a line of minima (an over-parametrised model: only a + b matters)
     (lambda x: float(1 + (x[0] + x[1] - 1) ** 2 + (x[2] - 2) ** 2), [0.3, 0.7, 2.0]),
