@@ -152,7 +152,7 @@ class GuardedObjective:
             return np.inf, None
         value = f
         if self.unit != 1.0 or self.offset != 0.0:
-            f = (value - self.offset) / self.unit
+            f = self.in_unit(value)
             grad_user, grad = grad, None if grad is None else grad / self.unit
         else:
             grad_user = grad

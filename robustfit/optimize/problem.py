@@ -49,6 +49,11 @@ CHECK_DIRECTIONS = 2
 DIRECTIONAL_AGREEMENT = 1e-3
 
 
+def _spacings_floor(z, scale):
+    """MIN_STEP_SPACINGS float64 spacings of ``x = z * scale``, in ``z`` (elementwise)."""
+    return MIN_STEP_SPACINGS * np.spacing(np.abs(z * scale)) / scale
+
+
 class OutsideLimit(Exception):  # noqa: N818
     """More points outside the bounds were asked for than ``outside_limit`` allows."""
 
@@ -118,11 +123,12 @@ class ScaledProblem:
         size = max(abs(z[i]), self.typical[i])
         if not size > self.structure[i]:
             return self.relative_step(base) * size
-        return max(self.relative_step(base) * self.structure[i], self._step_floor(z, i))
+        return max(self.relative_step(base) * self.structure[i], self.step_floor(z, i))
 
-    def _step_floor(self, z: np.ndarray, i: int) -> float:
-        """MIN_STEP_SPACINGS float64 spacings of ``x_i``, in ``z``."""
-        return MIN_STEP_SPACINGS * float(np.spacing(abs(z[i] * self.scale[i]))) / self.scale[i]
+    def step_floor(self, z: np.ndarray, i: int) -> float:
+        """MIN_STEP_SPACINGS float64 spacings of ``x_i``, in ``z``: the shortest step a
+        variable with a structure of its own takes."""
+        return float(_spacings_floor(z[i], self.scale[i]))
 
     def set_structure(self, i: int, central_step: float) -> None:
         """Steps for variable ``i`` from now on as if its size were the one at which
@@ -331,9 +337,8 @@ class ScaledProblem:
         steps = self.relative_step(base) * size
         fine = size > self.structure
         if np.any(fine):
-            floor = MIN_STEP_SPACINGS * np.spacing(np.abs(z * self.scale)) / self.scale
             steps = np.where(fine, np.maximum(self.relative_step(base) * self.structure,
-                                              floor), steps)
+                                              _spacings_floor(z, self.scale)), steps)
         return steps
 
     def finite_difference(self, z: np.ndarray, f: float,

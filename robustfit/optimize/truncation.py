@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .problem import CENTRAL_STEP, MIN_STEP_SPACINGS, ScaledProblem
+from .problem import CENTRAL_STEP, ScaledProblem
 from .stencils import slope_at_zero
 
 __all__ = ["SHRINK", "MAX_LEVELS", "SETTLED_NOISE", "SETTLED_FRACTION", "settled_steps",
@@ -151,7 +151,7 @@ def _settled_step(p: ScaledProblem, z: np.ndarray, f: float, i: int,
     """The settled central step of variable ``i`` where it is shorter than the usual
     one; None otherwise (see :func:`settled_steps`)."""
     h = p.step(z, i, CENTRAL_STEP)
-    floor = MIN_STEP_SPACINGS * float(np.spacing(abs(p.to_x(z)[i]))) / p.scale[i]
+    floor = p.step_floor(z, i)
     previous = _central(p, z, f, i, h)
     if previous is None:
         return None
