@@ -5,6 +5,7 @@ The public API, re-exported; nothing else lives here.
 
 from . import moments
 from .errors import (
+    AllParametersFixedError,
     BackendUnavailableError,
     InsufficientDataError,
     InvalidInputError,
@@ -35,6 +36,7 @@ __all__ = [
     "per_sample_grad_sq",
     "per_sample_grad_norms",
     "GradSqInfo",
+    "AllParametersFixedError",
     "BackendUnavailableError",
     "InsufficientDataError",
     "InvalidInputError",

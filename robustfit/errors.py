@@ -13,6 +13,7 @@ __all__ = [
     "InsufficientDataError",
     "OutOfSupportError",
     "InvalidParameterError",
+    "AllParametersFixedError",
     "UnexpectedArgumentError",
     "UnsupportedDistributionError",
     "BackendUnavailableError",
@@ -43,6 +44,13 @@ class OutOfSupportError(InvalidInputError):
 
 class InvalidParameterError(InvalidInputError):
     """A fixed or initial parameter value is not valid for the distribution."""
+
+
+class AllParametersFixedError(InvalidInputError, RuntimeError):
+    """Every parameter is fixed, so there is nothing to fit. A :class:`RuntimeError`
+    too: scipy's closed-form fits raise one there (``halfnorm.fit(x, floc=0,
+    fscale=1)``), its generic fit a :class:`ValueError`, both with the message
+    "All parameters fixed. There is nothing to optimize.", which this one starts with."""
 
 
 class UnexpectedArgumentError(InvalidInputError, TypeError):

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from .likelihood import support
 from .optimizer import LocalResult, minimize_local
 from .parameterization import Parameterization
 
@@ -62,8 +63,9 @@ def settle_on_edge(par: Parameterization, f, res, maxfev: int, race=None,
     if best is res and abandoned is not None:
         return replace(res, abandoned=True, success=False, nfev=res.nfev + abandoned.nfev,
                        message=f"{res.message}; on the support's edge: {abandoned.message}")
-    if best is res:
-        return res
+    # (also where the run itself went all the way to the edge: powerlaw with a = 0.5 and
+    # the scale fixed, loc the only free parameter, converged there, where the gap's
+    # floor flattens the objective, and claimed a maximum)
     if _unbounded_at_edge(par, f, best):
         return replace(best, success=False, message=f"{best.message}; {UNBOUNDED_AT_EDGE}: "
                        "no maximum exists, the estimate puts the edge at the extreme "
@@ -93,3 +95,50 @@ def _fit_with_gaps_at_edge(f, t, at_edge: list[int], maxfev: int, race, deadline
         hess_inv = np.eye(base.size)
         hess_inv[np.ix_(keep, keep)] = edge.hess_inv
     return replace(edge, t=full_t, hess_inv=hess_inv)
+
+
+def singular_end_on_observation(dist, theta, nll, free) -> bool:
+    """Whether the likelihood at ``theta`` keeps growing without bound as an end of the
+    support closes on the extreme observation: an end within :data:`EDGE_GAP` of it,
+    where widening the gap a hundredfold and ten-thousandfold lowers the likelihood by
+    about equal amounts per decade (a density infinite at the end, the gap's ``log``
+    term), not a hundred times less (a finite one, an optimum on the edge).
+
+    It complements :func:`settle_on_edge`, which sees ends expressed as gaps: with
+    the scale fixed, a support bounded on both sides maps loc logistically between its
+    limits, and powerlaw with ``a = 0.5`` and loc the only free parameter converged
+    next to the smallest observation, where that map flattens, claiming a maximum.
+    The end is moved by ``loc`` where it is free (``free``: indices of free parameters),
+    else by the scale.
+    """
+    theta = np.asarray(theta, dtype=float)
+    n_shapes = theta.size - 2
+    loc, scale = float(theta[-2]), float(theta[-1])
+    try:
+        ends = support(dist, tuple(theta[:n_shapes]))
+    except Exception:
+        return False
+    base = nll(theta)
+    if not np.isfinite(base):
+        return False
+    for end, extreme, outward in ((ends[0], nll.zmin, -1.0), (ends[1], nll.zmax, 1.0)):
+        if not np.isfinite(end):
+            continue
+        gap = outward * (loc + scale * end - extreme)
+        if not 0.0 < gap <= EDGE_GAP:
+            continue
+        rise = []
+        for factor in (1e2, 1e4):
+            moved = theta.copy()
+            shift = outward * (factor - 1.0) * gap
+            if n_shapes in free:
+                moved[-2] = loc + shift
+            elif n_shapes + 1 in free and end != 0.0:
+                moved[-1] = scale + shift / end
+            else:
+                break
+            rise.append(nll(moved) - base)
+        if len(rise) == 2 and np.all(np.isfinite(rise)) and rise[1] > 1e-12 \
+                and rise[0] > 0.2 * rise[1]:
+            return True
+    return False

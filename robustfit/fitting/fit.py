@@ -16,7 +16,8 @@ from ..errors import InsufficientDataError, OutOfSupportError, RobustFitError
 from .closed_ends import closed_ends_near
 from .data import FitData, read_fit_data
 from .domain_ends import interior_values, shapes_on_domain_end
-from .edges import EDGE_GAP, UNBOUNDED_AT_EDGE, settle_on_edge
+from .edge_spacing import end_one_spacing_out
+from .edges import EDGE_GAP, UNBOUNDED_AT_EDGE, settle_on_edge, singular_end_on_observation
 from .flat_loc import centre_of_flat_stretch
 from .guesses import (
     Candidate,
@@ -194,6 +195,8 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
     _check_enough_data(spec, fd)
     _check_fixed_support(spec, fd)
     std = Standardizer.from_data(fd.finite_values())
+    if spec.loc_index in spec.fixed:
+        std = std.centred_near(fd.finite_values(), spec.fixed[spec.loc_index])
     # sorted: sums then run in one order whatever the order of the data, so the fit is
     # exactly invariant to permutations (and to the ties between equal values)
     zd = fd.transformed(std.data_to_z).sorted()
@@ -217,11 +220,23 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
             user_nll = CompleteNLL(spec.dist, np.sort(fd.uncensored),
                                    ceiling=ceiling - fd.uncensored.size * math.log(std.spread))
             nll = user_nll(theta)
-            if not np.isfinite(nll):
+            if not np.isfinite(nll) and spec.method == "MLE":
                 theta, nll = _nudge_into_support(spec, theta, user_nll)
-            if not np.isfinite(nll):
+            if not np.isfinite(nll) and spec.method == "MLE":
                 success = False
                 message = "the optimum lies on the edge of the support in float64"
+            if UNBOUNDED_AT_EDGE in message and spec.method == "MLE":
+                closer = end_one_spacing_out(spec.dist, theta, spec.free, user_nll.z,
+                                             user_nll, _refit_at_loc(spec, user_nll.z,
+                                                                     theta))
+                if closer is not None:
+                    attempts.append(Attempt("edge_spacing", "polish", tuple(theta),
+                                            tuple(closer[0]), closer[1], False,
+                                            "loc one float64 spacing beyond the extreme "
+                                            "observation, the rest fitted there", 1))
+                    theta, nll = closer
+                    message += ("; loc is put one float64 spacing beyond the extreme "
+                                "observation, where the likelihood is highest in float64")
         one_sided = _one_sided_censoring(fd) if spec.method == "MLE" else None
         if success and one_sided:
             side, past = one_sided
@@ -241,6 +256,21 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
                      n_obs=fd.n, n_omitted=fd.n_omitted,
                      free=tuple(spec.names[i] for i in spec.free), data=fd.uncensored
                      if not fd.censored else data)
+
+
+def _refit_at_loc(spec: FitSpec, x: np.ndarray, theta):
+    """``loc -> (theta, nll)``: the fit of ``x`` with ``loc`` held there (the user's
+    fixed values kept, the rest started from ``theta``)."""
+    def refit(loc: float):
+        kwds = {f"f{j}": v for j, v in spec.fixed.items() if j < spec.n_shapes}
+        if spec.scale_index in spec.fixed:
+            kwds["fscale"] = spec.fixed[spec.scale_index]
+        else:
+            kwds["scale"] = float(theta[-1])
+        res = fit(spec.dist, x, *(float(v) for v in theta[:spec.n_shapes]), floc=loc,
+                  **kwds)
+        return tuple(res), res.nll
+    return refit
 
 
 def _one_sided_censoring(fd: FitData) -> tuple[str, str] | None:
@@ -555,7 +585,7 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
         score_nll = CompleteNLL(dist, _stratified(zs, SCORE_SIZE, rng))
 
     candidates = generate_candidates(dist, fixed_z, spec.guesses, summary, z_all, n_shapes,
-                                     gap_floor)
+                                     gap_floor, inside=spec.method == "MLE")
     attempts: list[Attempt] = []
     if zd.censored and spec.method == "MLE":
         pseudo = _censored_as_exact(spec, zd, fixed_z, rng, gap_floor, full, attempts)
@@ -572,21 +602,23 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
         if profile is not None:
             profile_cand = Candidate("loc_profile", profile.theta)
             candidates.insert(0, profile_cand)
+    # the method of moments scores its starts on its own objective: its estimate need
+    # not have a finite likelihood
+    objective = moment_objective(dist, z_all, len(spec.free)) if spec.method == "MM" \
+        else None
     scored = []
     for cand in candidates:
-        val = score_nll(cand.theta) / score_nll.n if score_nll.n else full(cand.theta)
+        if objective is not None:
+            val, note = objective(cand.theta), "moment equations' objective"
+        else:
+            val = score_nll(cand.theta) / score_nll.n if score_nll.n else full(cand.theta)
+            note = f"scored on {score_nll.n} observations"
         scored.append((val, cand))
         attempts.append(Attempt(cand.start, "start", tuple(cand.theta), tuple(cand.theta),
-                                float(val), bool(np.isfinite(val)), "scored on "
-                                f"{score_nll.n} observations", 1))
+                                float(val), bool(np.isfinite(val)), note, 1))
     scored.sort(key=lambda p: p[0])
     if not scored or not np.isfinite(scored[0][0]):
         return _no_valid_start(spec, fixed_z, attempts)
-
-    if spec.method == "MM":
-        objective = moment_objective(dist, z_all, n_free=len(spec.free))
-    else:
-        objective = None
 
     best: _Best | None = None
     # (an exact MLE with a finite likelihood returned above; one that was not finite
@@ -708,13 +740,70 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     if objective is None:
         theta = _canonical(spec, theta, full, fixed_z, summary, gap_floor, attempts)
     else:
-        theta = _canonical_by_moments(spec, theta, objective, fixed_z)
+        return _moment_estimate(spec, theta, objective, full, fixed_z, best, attempts)
     nll = full(theta)
     valid = bool(np.isfinite(nll) and np.all(np.isfinite(theta)))
     success = valid and best.success
     message = ("converged" if success else "optimiser did not report convergence"
                if valid else "no parameters with a finite likelihood were found")
+    if success and not zd.censored and singular_end_on_observation(dist, theta, full,
+                                                                    spec.free):
+        success, message = False, (f"{UNBOUNDED_AT_EDGE}: no maximum exists, the "
+                                   "estimate puts the edge next to the extreme "
+                                   "observation")
     return theta, nll, success, f"{message} ({best.message})", best.start, attempts
+
+
+def _moment_estimate(spec: FitSpec, theta, equations, full, fixed_z: dict, best,
+                     attempts: list):
+    """The method of moments' result from the optimiser's best point: the moment
+    equations finished by :meth:`.MomentEquations.solve` (integral shapes held), the
+    canonical member reported, and ``success`` only where the equations hold.
+
+    Like scipy's, the estimate may leave observations outside its support (a gamma
+    sample whose skewness asks for ``loc`` above the smallest value); the message says
+    how many, and the likelihood there is zero (``nll = inf``)."""
+    free = [i for i in spec.free if not (i < spec.n_shapes and _integer_only(
+        spec.dist, i, theta[:spec.n_shapes]))]
+    solved = equations.solve(theta, free)
+    if equations(solved) < equations(theta):
+        attempts.append(Attempt(best.start, "solve", tuple(theta), tuple(solved),
+                                equations(solved), equations.solved(solved),
+                                "Levenberg-Marquardt steps on the moment equations", 0))
+        theta = solved
+    theta = _canonical_by_moments(spec, theta, equations, fixed_z)
+    nll = full(theta)
+    finite = bool(np.all(np.isfinite(theta)) and valid_shapes(
+        spec.dist, tuple(theta[:spec.n_shapes])) and theta[-1] > 0)
+    residual = float(np.max(np.abs(equations.residuals(theta)))) if finite else np.inf
+    success = finite and equations.solved(theta)
+    if success:
+        message = f"moment equations solved (largest weighted residual {residual:.1e})"
+    elif finite:
+        message = (f"the moment equations were not solved: the closest point found "
+                   f"leaves a weighted residual of {residual:.2g} (the family may have no "
+                   f"member with these moments)")
+    else:
+        message = "no parameters with finite moments were found"
+    if finite and not np.isfinite(nll):
+        outside = _observations_outside(spec.dist, theta, full)
+        if outside:
+            message += (f"; {outside} observation(s) lie outside the support of this "
+                        f"estimate, where its likelihood is zero (the method of moments "
+                        f"does not keep them inside)")
+    return theta, nll, success, f"{message} ({best.message})", best.start, attempts
+
+
+def _observations_outside(dist, theta, full) -> int:
+    """How many of the exact observations of ``full`` lie outside the support of
+    ``dist(*theta)`` (standardised coordinates)."""
+    z = full.complete.z if isinstance(full, CensoredNLL) else full.z
+    try:
+        a, b = support(dist, tuple(theta[:-2]))
+    except Exception:
+        return 0
+    lo, hi = theta[-2] + theta[-1] * a, theta[-2] + theta[-1] * b
+    return int(np.count_nonzero((z < lo) | (z > hi)))
 
 
 def _censored_as_exact(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor: float,
@@ -750,9 +839,8 @@ def _after_user_optimizer(spec: FitSpec, best, target, full, objective, fixed_z:
     from it where that is lower (see :mod:`.user_optimizer`)."""
     if objective is None:
         on = full
-    else:  # the method of moments, with the data inside the support as robustfit keeps it
-        def on(theta):
-            return objective(theta) if math.isfinite(full(theta)) else math.inf
+    else:  # the method of moments
+        on = objective
     found = run_user_optimizer(spec.optimizer, best.theta, on, spec.free)
     attempts.append(found.attempt)
     if found.theta is None:
@@ -1120,9 +1208,11 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
         # the kind changes (kappa4 at h = 0 or k = 0, the Gumbel) could not move, and
         # one nudged off it stopped at k = -7e-10, short of the optimum at k = 7.6e-4
         bounded = False
+    # (the method of moments solves its equations wherever their root lies, as scipy's
+    # does: it does not keep the data inside the support, so loc is free)
     par = Parameterization(spec.dist, fixed_z, n_shapes + 2, nll.zmin if hasattr(
         nll, "zmin") else summary.zmin, nll.zmax if hasattr(nll, "zmax") else summary.zmax,
-        cand.theta[:n_shapes], bounded=bounded, gap_floor=gap_floor)
+        cand.theta[:n_shapes], bounded=bounded and objective is None, gap_floor=gap_floor)
     t0 = par.to_t(cand.theta)
     if t0 is None and bounded:
         # an optimum reached under other constraints (a shape held, another target) may

@@ -9,6 +9,7 @@ import numpy as np
 from scipy import stats
 
 from ..errors import (
+    AllParametersFixedError,
     InvalidInputError,
     InvalidParameterError,
     UnexpectedArgumentError,
@@ -152,8 +153,9 @@ def parse_fit_arguments(dist, args: tuple, kwds: dict) -> FitSpec:
             f"parameters are {shapes or 'none'} (fix them with f0/f<name>/fix_<name>)."
         )
     if len(fixed) == len(names):
-        raise InvalidInputError(
-            "all parameters are fixed; there is nothing to fit. Leave at least one free."
+        raise AllParametersFixedError(
+            "All parameters fixed. There is nothing to optimize. Leave at least one of "
+            f"{names} free (drop its f0.., floc or fscale)."
         )
     _check_fixed_values(dist, names, fixed)
     return FitSpec(dist, names, fixed, guesses, method, optimizer)

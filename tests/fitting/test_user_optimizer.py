@@ -112,7 +112,7 @@ def test_not_called_for_a_closed_form_mle():
     assert res[1] == pytest.approx(np.sqrt(np.mean(big**2) / 3), rel=1e-12)
 
 
-def test_method_of_moments_keeps_the_data_inside_the_support(gamma_sample):
+def test_method_of_moments_solves_its_equations_with_the_users_optimizer(gamma_sample):
     seen = []
 
     def fmin(func, x0, args=(), disp=0):
@@ -122,11 +122,15 @@ def test_method_of_moments_keeps_the_data_inside_the_support(gamma_sample):
 
     plain = robustfit.fit(stats.gamma, gamma_sample, method="MM")
     res = robustfit.fit(stats.gamma, gamma_sample, method="MM", optimizer=fmin)
-    # the unconstrained moment equations put loc above the smallest observation; the
-    # user's optimizer sees the same constrained problem robustfit solves
-    assert res[1] < gamma_sample.min()
+    # the moment equations put loc above the smallest observation, and the estimate is
+    # their root there, as scipy's is: the user's optimizer sees the same equations
+    assert res[1] > gamma_sample.min() and res.success and not np.isfinite(res.nll)
+    assert "lie outside the support of this estimate" in res.message
     assert np.isfinite(seen[0])
     np.testing.assert_allclose(res, plain, rtol=1e-6)
+    model = stats.gamma.stats(*res, moments="mvs")
+    sample = [gamma_sample.mean(), gamma_sample.var(), stats.skew(gamma_sample)]
+    np.testing.assert_allclose(model, sample, rtol=1e-9)
 
 
 def test_a_non_callable_optimizer_is_refused():
