@@ -78,8 +78,10 @@ def handle_nonfinite(arr: np.ndarray, name: str, nan_policy: str) -> tuple[np.nd
         return arr, 0
     if nan_policy == "raise":
         first = int(np.flatnonzero(bad)[0])
+        # (scipy's own sentence first, which its tests of fit match)
         raise NonFiniteDataError(
-            f"{name} holds {n_bad} non-finite or masked value(s) (NaN, inf, or a masked "
+            f"The {name} contains non-finite values: {n_bad} non-finite or masked "
+            f"value(s) (NaN, inf, or a masked "
             f"array's masked entries); the first is at "
             f"index {first} ({arr[first]!r}). Clean the data or pass nan_policy='omit'."
         )

@@ -38,8 +38,20 @@ class InsufficientDataError(InvalidInputError):
     """Too few observations for the number of free parameters."""
 
 
-class OutOfSupportError(InvalidInputError):
-    """Data lie outside the support implied by the fixed parameters."""
+try:  # scipy's own error for data outside a fixed support (its closed-form fits)
+    from scipy.stats._continuous_distns import FitDataError as _ScipyFitDataError
+except ImportError:  # (a private name: where scipy moves it, ValueError alone)
+    _ScipyFitDataError = ValueError
+
+
+class OutOfSupportError(InvalidInputError, _ScipyFitDataError):
+    """Data lie outside the support implied by the fixed parameters.
+
+    Also scipy's ``FitDataError`` (a :class:`ValueError`), which ``dist.fit`` raises
+    there: ``except FitDataError`` around a drop-in call keeps working."""
+
+    def __init__(self, message: str):
+        Exception.__init__(self, message)  # (not FitDataError's (distr, lower, upper))
 
 
 class InvalidParameterError(InvalidInputError):

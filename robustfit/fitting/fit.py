@@ -13,11 +13,18 @@ from scipy import stats
 
 from .._validation import as_float_array
 from ..errors import InsufficientDataError, OutOfSupportError, RobustFitError
+from .circular import circular_vonmises_fit, is_circular
 from .closed_ends import closed_ends_near
 from .data import FitData, read_fit_data
 from .domain_ends import interior_values, shapes_on_domain_end
 from .edge_spacing import end_one_spacing_out
-from .edges import EDGE_GAP, UNBOUNDED_AT_EDGE, settle_on_edge, singular_end_on_observation
+from .edges import (
+    EDGE_GAP,
+    UNBOUNDED_AT_EDGE,
+    settle_on_edge,
+    singular_end_on_observation,
+    snapped_to_edge,
+)
 from .flat_loc import centre_of_flat_stretch
 from .guesses import (
     Candidate,
@@ -87,6 +94,9 @@ PROFILE_AGREE = 1e-11
 # nudges the edge outward by an ulp or two where it did); a wider floor costs likelihood
 # where the density is singular at the edge and the data resolve it (arcsine at 5e7)
 GAP_ULPS = 2.0
+GAP_TINY = 1e-300  # (a floor above 0 where every observation is 0)
+GAP_NEIGHBOUR = 10  # the gap floor's local scale: an extreme to its 10th neighbour
+GAP_RELATIVE = 1e-8  # of that distance: the least gap, the same at every magnitude
 PSEUDO_COMPLETE = "censored_as_exact"  # the start of a censored fit from its pseudo-data
 # relative: a fit with a shape on a closed end of its domain replaces an interior one
 # as likely to rounding (the same maximum, approached; reported at the same point at every
@@ -188,6 +198,9 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
     True
     """
     spec = parse_fit_arguments(dist, args, kwds)
+    if is_circular(spec.dist) and spec.method == "MLE" and not isinstance(
+            data, stats.CensoredData):
+        return _circular_fit(spec, data, nan_policy)
     quick = _sufficient_statistics_path(spec, data)
     if quick is not None:
         return quick
@@ -210,7 +223,9 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
         ceiling = None if fd.censored else plausible_ceiling(zd.uncensored)
         with budget_scope():
             theta_z, nll_z, success, message, start, attempts = _fit_standardized(
-                spec, zd, fixed_z, rng, gap_floor, ceiling)
+                spec, zd, fixed_z, rng, gap_floor, ceiling, _ulp_gap_floor(fd, std))
+        if spec.method == "MLE" and not np.any(np.isfinite(theta_z[list(spec.free)])):
+            _check_on_fixed_edges(spec, fd)
         theta = std.theta_from_z(theta_z)
         for i, v in spec.fixed.items():
             theta[i] = v  # exactly the user's values, not a round trip through z
@@ -286,6 +301,28 @@ def _one_sided_censoring(fd: FitData) -> tuple[str, str] | None:
     if fd.left.size and not fd.right.size:
         return "left", "below"
     return None
+
+
+def _circular_fit(spec: FitSpec, data, nan_policy: str) -> FitResult:
+    """scipy's circular ``vonmises``: its closed-form fit on the circle (see
+    :mod:`.circular`), scale 1."""
+    fd = read_fit_data(data, nan_policy)
+    if fd.n == 0:
+        raise InsufficientDataError("no observations to fit; pass at least one.")
+    theta = np.array(circular_vonmises_fit(fd.uncensored, spec.fixed.get(0),
+                                           spec.fixed.get(1), spec.fixed.get(2)))
+    note = "; optimizer= not called" if spec.optimizer is not None else ""
+    message = ("closed-form MLE on the circle (data wrapped to [0, 2 pi), loc their "
+               "circular mean, scale 1, as scipy's vonmises.fit)")
+    attempt = Attempt("closed_form", "exact", tuple(theta), tuple(theta), np.nan, True,
+                      message + note, 0)
+    return FitResult(theta, dist=spec.dist, names=spec.names,
+                     nll=lambda: CompleteNLL(spec.dist, fd.uncensored, plausible=False)(
+                         theta), success=True, message=message, method="MLE",
+                     start="closed_form", attempts=(attempt,), n_obs=fd.n,
+                     n_omitted=fd.n_omitted, free=tuple(
+                         spec.names[i] for i in spec.free if i != spec.scale_index),
+                     data=fd.uncensored)
 
 
 def _sufficient_statistics_path(spec: FitSpec, data) -> FitResult | None:
@@ -364,7 +401,13 @@ def _nudge_into_support(spec: FitSpec, theta, nll):
                 trial[-1] = (hi_end - lo_end) / (b - a)
                 trial[-2] = lo_end - a * trial[-1]
             else:
-                trial[-2] = loc - step * max(abs(loc), abs(nll.zmin), scale)
+                # the scale fixed: loc moves away from whichever end holds an
+                # observation (down for the lower end; up for the upper: powerlaw with
+                # a = 1.8 and fscale=0.1 ended with its upper end an ulp below the
+                # largest observation, moved down, and reported an infinite NLL)
+                up = loc + b * scale <= nll.zmax and loc + a * scale < nll.zmin
+                trial[-2] = loc + (1.0 if up else -1.0) * step * max(
+                    abs(loc), abs(nll.zmin), abs(nll.zmax), scale)
         val = nll(trial)
         if np.isfinite(val):
             return trial, val
@@ -438,11 +481,40 @@ def _widen_by_shapes(spec: FitSpec, theta, nll):
 
 
 def _gap_floor(fd: FitData, std: Standardizer) -> float:
-    """Smallest standardised gap between data and a support edge that survives the
-    map back to the user's coordinates (a few ulps of the largest magnitude)."""
+    """Smallest standardised gap between data and a support edge while optimising: the
+    larger of :func:`_ulp_gap_floor` and :data:`GAP_RELATIVE` of the distance from an
+    extreme observation to the :data:`GAP_NEIGHBOUR`-th one next to it (the nearer
+    end's). That distance is the same at every magnitude, and so, where the likelihood
+    is unbounded at the edge, is the estimate, wherever rounding allows. (An optimum on
+    the edge with a finite density there is moved closer afterwards, to the ulp floor:
+    :func:`.edges.snapped_to_edge`.)
+
+    The largest ``|x|`` read before made the floor 0.02 standard units for pareto(0.1),
+    whose sample reaches 1e21 above a lower edge near 1: loc ended 5e5 below the data,
+    650 log-likelihood units short; and its absolute minimum of 1e-10 was 1.5e-3 of the
+    scale 1 there, where the standardising spread (1.5e7) is set by the tail."""
+    floor = _ulp_gap_floor(fd, std)
+    x = np.sort(fd.finite_values())
+    k = min(GAP_NEIGHBOUR, x.size - 1)
+    if k > 0:
+        reach = sorted(((x[k] - x[0]) / std.spread, (x[-1] - x[-1 - k]) / std.spread))
+        local = reach[0] if reach[0] > 0 else reach[1] if reach[1] > 0 else 1.0
+        floor = max(floor, GAP_RELATIVE * float(local))
+    return floor
+
+
+def _ulp_gap_floor(fd: FitData, std: Standardizer) -> float:
+    """The least standardised gap that survives the map back to the user's units: a
+    few ulps of the magnitudes at the edge, the centre's and the extreme observation's,
+    whichever extreme is smaller (an edge lies at one of them; the other may be far
+    bigger, and the final nudge widens an edge that rounding still put on an
+    observation)."""
     x = fd.finite_values()
-    biggest = float(np.max(np.abs(x))) if x.size else 0.0
-    return max(1e-10, GAP_ULPS * np.finfo(float).eps * biggest / std.spread)
+    if not x.size:
+        return GAP_TINY
+    near = min(abs(float(np.min(x))), abs(float(np.max(x))))
+    biggest = max(abs(std.center), near)
+    return max(GAP_TINY, GAP_ULPS * np.finfo(float).eps * biggest / std.spread)
 
 
 def _check_enough_data(spec: FitSpec, fd: FitData) -> None:
@@ -462,42 +534,79 @@ def _check_enough_data(spec: FitSpec, fd: FitData) -> None:
             )
 
 
-def _check_fixed_support(spec: FitSpec, fd: FitData) -> None:
-    """Data outside the support implied by a fixed loc (and scale) get a clear error."""
+def _fixed_support_bounds(spec: FitSpec) -> tuple[float, float] | None:
+    """``(lo, hi)``: the ends of the support a fixed loc (and scale) imply, as far as
+    free shapes cannot move them (an end that may move is infinite); None where loc is
+    free or the shapes move the support."""
     if spec.loc_index not in spec.fixed:
-        return
+        return None
     shapes = tuple(spec.fixed.get(j, 1.0) for j in range(spec.n_shapes))
     try:
         a, b = support(spec.dist, shapes)
     except Exception:
-        return
+        return None
     loc = spec.fixed[spec.loc_index]
     scale = spec.fixed.get(spec.scale_index)
     shape_free = spec.n_shapes > len([j for j in spec.fixed if j < spec.n_shapes])
     if shape_free and _support_varies_with_shapes(spec):
-        return  # free shapes move the support (loguniform's a, b): nothing to check
-    x = fd.finite_values()
-    if shape_free and scale is None:
-        # only the sign of the bound is reliable when shapes may move it
+        return None  # free shapes move the support (loguniform's a, b): nothing to check
+    if scale is None:
+        # only the sign of the bound is reliable when the scale may move it
         lo = loc if np.isfinite(a) and a >= 0 else -np.inf
         hi = loc if np.isfinite(b) and b <= 0 else np.inf
     else:
-        s = scale if scale is not None else np.inf
-        lo = loc + a * s if np.isfinite(a) and (a >= 0 or scale is not None) else -np.inf
-        hi = loc + b * s if np.isfinite(b) and (b <= 0 or scale is not None) else np.inf
-        if scale is None:
-            lo = loc if np.isfinite(a) and a >= 0 else -np.inf
-            hi = loc if np.isfinite(b) and b <= 0 else np.inf
+        lo = loc + a * scale if np.isfinite(a) else -np.inf
+        hi = loc + b * scale if np.isfinite(b) else np.inf
+    return lo, hi
+
+
+def _check_fixed_support(spec: FitSpec, fd: FitData) -> None:
+    """Data outside the support implied by a fixed loc (and scale) get a clear error."""
+    bounds = _fixed_support_bounds(spec)
+    if bounds is None:
+        return
+    lo, hi = bounds
+    x = fd.finite_values()
     below, above = x < lo, x > hi
     for mask, side, bound, extreme in ((below, "below", lo, np.min), (above, "above", hi,
                                                                           np.max)):
         if mask.any():
-            fixed_desc = ", ".join(f"{spec.names[i]}={v!r}" for i, v in spec.fixed.items())
+            # (scipy's FitDataError's opening first, which its tests of fit match)
+            method = ("Maximum likelihood estimation" if spec.method == "MLE" else
+                      "The method of moments")
             raise OutOfSupportError(
+                f"Invalid values in `data`.  {method} with {spec.dist.name!r} requires "
+                f"every observation inside the support the fixed parameters imply: "
                 f"{int(mask.sum())} observation(s) lie {side} {bound!r}, the edge of the "
-                f"support of {spec.dist.name} with {fixed_desc} (most extreme: "
-                f"{extreme(x[mask])!r}); change the fixed values or the data."
+                f"support of {spec.dist.name} with {_fixed_description(spec)} (most "
+                f"extreme: {extreme(x[mask])!r}); change the fixed values or the data."
             )
+
+
+def _check_on_fixed_edges(spec: FitSpec, fd: FitData) -> None:
+    """After a maximum-likelihood fit found no start with a finite likelihood: where
+    observations sit exactly on an end of the fixed support (beta with ``floc=0,
+    fscale=1`` and data ``[0, 0.5, 1]``), the density there is zero or infinite, and
+    that is the error to report (scipy's ``beta.fit`` raises ``FitDataError``)."""
+    bounds = _fixed_support_bounds(spec)
+    if bounds is None:
+        return
+    x = fd.finite_values()
+    on = [(int(np.count_nonzero(x == end)), end) for end in bounds if np.isfinite(end)]
+    on = [(count, end) for count, end in on if count]
+    if on:
+        where = " and ".join(f"{count} on {end!r}" for count, end in on)
+        raise OutOfSupportError(
+            f"observations lie on the edge of the support of {spec.dist.name} with "
+            f"{_fixed_description(spec)} ({where}), where its density is zero or "
+            f"infinite at every start tried, so no likelihood is finite; maximum "
+            f"likelihood needs the data strictly inside: widen the fixed support or "
+            f"leave loc or scale free."
+        )
+
+
+def _fixed_description(spec: FitSpec) -> str:
+    return ", ".join(f"{spec.names[i]}={v!r}" for i, v in spec.fixed.items())
 
 
 def _support_varies_with_shapes(spec: FitSpec) -> bool:
@@ -547,7 +656,7 @@ def _stratified(z: np.ndarray, size: int, rng) -> np.ndarray:
 
 
 def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor: float,
-                      ceiling: float | None = None):
+                      ceiling: float | None = None, edge_floor: float | None = None):
     if absorbs_fixed_scale(spec.dist, fixed_z, spec.n_shapes):
         # loguniform with fscale: the shapes absorb any scale, so the fixed one constrains
         # nothing; held, it left the likelihood unbounded towards the support's lower end
@@ -556,7 +665,7 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
         target = fixed_z[spec.n_shapes + 1]
         free = {k: v for k, v in fixed_z.items() if k != spec.n_shapes + 1}
         theta, nll, success, message, start, attempts = _fit_standardized(
-            spec, zd, free, rng, gap_floor)
+            spec, zd, free, rng, gap_floor, edge_floor=edge_floor)
         return (at_scale(spec.dist, theta, target), nll, success,
                 f"{message}; moved along the family's scale symmetry to the fixed scale",
                 start, attempts)
@@ -691,7 +800,9 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     if objective is None and not zd.censored:
         best = _off_domain_ends(spec, best, target, full, fixed_z, summary, gap_floor,
                                 attempts)
-        best = _with_tight_shape_ends(spec, best, target, full, fixed_z, gap_floor)
+        # (ends held on the data: an optimum on the edge, where the ulp floor serves)
+        best = _with_tight_shape_ends(spec, best, target, full, fixed_z,
+                                      gap_floor if edge_floor is None else edge_floor)
 
     if target is not full:
         # integral shapes (irwinhall's n) are chosen on the subsample: each integer tried
@@ -751,6 +862,12 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
         success, message = False, (f"{UNBOUNDED_AT_EDGE}: no maximum exists, the "
                                    "estimate puts the edge next to the extreme "
                                    "observation")
+    elif success and not zd.censored:
+        snapped = snapped_to_edge(dist, theta, full, spec.free,
+                                  gap_floor if edge_floor is None else edge_floor)
+        if snapped is not None:
+            theta, nll = snapped, full(snapped)
+            message += "; an end of the support moved to its least gap from the data"
     return theta, nll, success, f"{message} ({best.message})", best.start, attempts
 
 

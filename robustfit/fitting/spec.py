@@ -109,8 +109,9 @@ def parse_fit_arguments(dist, args: tuple, kwds: dict) -> FitSpec:
     shapes = shape_names(dist)
     names = shapes + ("loc", "scale")
     if len(args) > len(shapes):
-        raise UnexpectedArgumentError(
-            f"{dist.name} has {len(shapes)} shape parameter(s) {shapes}, but "
+        raise UnexpectedArgumentError(  # (scipy's opening first: its tests match it)
+            f"Too many positional arguments. {dist.name} has {len(shapes)} shape "
+            f"parameter(s) {shapes}, but "
             f"{len(args)} positional guesses were given; pass loc= and scale= by keyword."
         )
     method = kwds.pop("method", "MLE")
@@ -148,8 +149,8 @@ def parse_fit_arguments(dist, args: tuple, kwds: dict) -> FitSpec:
             guesses[idx] = _real_scalar(kwds.pop(key), f"{key} guess")
         kwds.pop(key, None)
     if kwds:
-        raise UnexpectedArgumentError(
-            f"unknown keyword argument(s) {sorted(kwds)} for fitting {dist.name}; shape "
+        raise UnexpectedArgumentError(  # (scipy's opening first: its tests match it)
+            f"Unknown keyword arguments: {sorted(kwds)}, for fitting {dist.name}; shape "
             f"parameters are {shapes or 'none'} (fix them with f0/f<name>/fix_<name>)."
         )
     if len(fixed) == len(names):

@@ -14,12 +14,14 @@ SHAPES = (2.5, 0.25, 1.75)  # scipy's distcont example for truncweibull_min
 
 @pytest.mark.parametrize(("loc", "scale"), [(0.0, 1.0), (1e6, 1e4), (-1e-3, 1e-6)])
 def test_truncweibull_min_is_fitted_from_inside_the_domain_of_a(loc, scale):
-    # seed 3, n = 500: every start drifts to a = 0 (a boundary maximum 0.9 log-likelihood
-    # units below the truth's); the profile over a finds the interior maximum
+    # seed 3, n = 500: every start drifted to a = 0 (a boundary maximum 0.9
+    # log-likelihood units below the truth's); the profile over a finds the interior
+    # maximum. (Since the edge's gap floor follows the magnitudes near the edge, at
+    # unit scale the start from the moments reaches it itself.)
     x = loc + scale * sample(stats.truncweibull_min, SHAPES, 500, seed=3)
     res = robustfit.fit(stats.truncweibull_min, x)
     truth = true_nll(stats.truncweibull_min, SHAPES, loc, scale, x)
-    assert res.success and res.start == "domain_end"
+    assert res.success and (res.start == "domain_end" or loc == 0.0)
     assert res.nll <= truth - 1.0
     assert res.params["a"] == pytest.approx(0.216, abs=0.01)
     assert np.isfinite(stats.truncweibull_min.logpdf(x, *res).sum())

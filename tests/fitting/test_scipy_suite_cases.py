@@ -100,3 +100,90 @@ def test_the_plausibility_ceiling_admits_a_sample_over_two_hundred_decades():
     for kwds in ({"floc": 0.0}, {"floc": 0.0, "fscale": 0.01}):
         res = robustfit.fit(stats.gamma, x, **kwds)
         np.testing.assert_allclose(res, stats.gamma.fit(x, **kwds), rtol=1e-9)
+
+
+def test_scipys_errors_are_raised_for_bad_data():
+    from scipy.stats._continuous_distns import FitDataError
+
+    # data outside a fixed support: scipy's closed-form fits raise FitDataError
+    for dist in (stats.halfnorm, stats.halfcauchy, stats.halflogistic):
+        with pytest.raises(FitDataError):
+            robustfit.fit(dist, [1.0, 2.0, 3.0], floc=2.0)
+    with pytest.raises(robustfit.OutOfSupportError, match="1 observation"):
+        robustfit.fit(stats.halfnorm, [1.0, 2.0, 3.0], floc=2.0)
+    # non-finite data: scipy's sentence, then robustfit's count and index
+    with pytest.raises(ValueError, match="The data contains non-finite values.*index 1"):
+        robustfit.fit(stats.rayleigh, [1.0, np.nan, 2.0])
+
+
+def test_vonmises_is_fitted_on_the_circle_as_scipy_fits_it():
+    # scipy's vonmises is a density of period 2 pi: its fit wraps the data, takes
+    # their circular mean and solves I1/I0 = r for kappa, scale 1. On the real line
+    # with a free scale one observation could not be fitted (InsufficientDataError)
+    assert tuple(robustfit.fit(stats.vonmises, [0.0])) == (1e16, 0.0, 1.0)
+    for data, kwds in (([0.0, 3.7e-08], {"floc": 0.0}),
+                       ([np.pi / 2 * (1 - 4.86e-9)], {"floc": 0.0})):
+        np.testing.assert_allclose(robustfit.fit(stats.vonmises, data, **kwds),
+                                   stats.vonmises.fit(data, **kwds), rtol=1e-13)
+    x = stats.vonmises(loc=-0.5 * np.pi, kappa=10).rvs(
+        2000, random_state=np.random.default_rng(1))
+    res = robustfit.fit(stats.vonmises, x + 4 * np.pi)  # unwrapped data
+    np.testing.assert_allclose(res, stats.vonmises.fit(x), rtol=1e-12)
+    assert res.success and -np.pi < res[1] < np.pi and res[2] == 1.0
+    assert res.aic == pytest.approx(4 + 2 * res.nll)  # kappa and loc free
+    # a fixed loc opposite the data: the likelihood is largest at kappa -> 0
+    far = robustfit.fit(stats.vonmises, x, floc=0.5 * np.pi)
+    assert far[0] == np.finfo(float).tiny
+    with pytest.raises(robustfit.InvalidParameterError, match="vonmises_line"):
+        robustfit.fit(stats.vonmises, x, fscale=2.0)
+
+
+def test_data_on_the_ends_of_a_fixed_support_get_a_clear_error():
+    # scipy's TestFitMethod.test_fix_fit_beta: beta on [0, 1] with data on both ends;
+    # before, a NaN estimate with "no starting point gave a finite likelihood"
+    y = np.array([0.0, 0.5, 1.0])
+    for kwds in ({}, {"f0": 2.0}, {"f1": 2.0}):
+        with pytest.raises(robustfit.OutOfSupportError, match="1 on 0.0 and 1 on 1.0"):
+            robustfit.fit(stats.beta, y, floc=0.0, fscale=1.0, **kwds)
+    # a finite density on the end is no error: expon's MLE with an observation on loc
+    res = robustfit.fit(stats.expon, [0.0, 1.0, 2.0], floc=0.0)
+    assert res.success and res[1] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("kwds", [{"f0": 0.1, "fscale": 1.0}, {"f0": 0.1}, {"fscale": 1.0},
+                                  {}])
+def test_a_lower_edge_far_below_a_heavy_tail(kwds):
+    # pareto(0.1): 100 observations from 1.03 to 1.3e21. The edge's gap floor read the
+    # largest |x|, 0.02 standard units (3e5 here), and the absolute floor of 1e-10 was
+    # 1.5e-3 of the scale 1, where the standardising spread (1.5e7) is set by the
+    # tail: loc ended 5e5 below the data, 536-658 log-likelihood units short of
+    # scipy's closed form (TestPareto.test_fit_MLE_comp_optimizer)
+    x = stats.pareto.rvs(size=100, b=0.1, scale=1, random_state=np.random.default_rng(1234))
+    res = robustfit.fit(stats.pareto, x, **kwds)
+    ref = stats.pareto.fit(x, **kwds)
+    assert res.success
+    assert stats.pareto.nnlf(tuple(res), x) <= stats.pareto.nnlf(ref, x) + 1e-6
+
+
+@pytest.mark.parametrize("dist", [stats.powerlaw, stats.pareto, stats.rayleigh,
+                                  stats.invgauss, stats.gamma])
+def test_scipys_fit_warnings_hold(dist):
+    # scipy's assert_fit_warnings, which its tests run against dist.fit
+    names = ["floc", "fscale"] + ["f0", "f1", "f2"][:dist.numargs]
+    data = [1.0, 2.0, 3.0]
+    with pytest.raises(RuntimeError, match="All parameters fixed. There is nothing "
+                                           "to optimize."):
+        robustfit.fit(dist, data, **{name: float(k) for k, name in enumerate(names)})
+    for bad in ([np.nan], [np.inf]):
+        with pytest.raises(ValueError, match="The data contains non-finite values"):
+            robustfit.fit(dist, bad)
+    with pytest.raises(TypeError, match="Unknown keyword arguments:"):
+        robustfit.fit(dist, data, extra_keyword=2)
+    with pytest.raises(TypeError, match="Too many positional arguments."):
+        robustfit.fit(dist, data, *[1] * (len(names) - 1))
+    if dist is stats.powerlaw:
+        for kwds in ({"floc": 0, "fscale": 3}, {"floc": 2}):
+            with pytest.raises(robustfit.OutOfSupportError,
+                               match=" Maximum likelihood estimation with 'powerlaw' requires"):
+                robustfit.fit(dist, [1.0, 2.0, 4.0], **kwds)
+
