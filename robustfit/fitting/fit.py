@@ -96,7 +96,7 @@ PROFILE_AGREE = 1e-11
 GAP_ULPS = 2.0
 GAP_TINY = 1e-300  # (a floor above 0 where every observation is 0)
 GAP_NEIGHBOUR = 10  # the gap floor's local scale: an extreme to its 10th neighbour
-GAP_RELATIVE = 1e-8  # of that distance: the least gap, the same at every magnitude
+GAP_RELATIVE = 1e-7  # of that distance: the least gap, the same at every magnitude
 PSEUDO_COMPLETE = "censored_as_exact"  # the start of a censored fit from its pseudo-data
 # relative: a fit with a shape on a closed end of its domain replaces an interior one
 # as likely to rounding (the same maximum, approached; reported at the same point at every
@@ -224,8 +224,10 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
         with budget_scope():
             theta_z, nll_z, success, message, start, attempts = _fit_standardized(
                 spec, zd, fixed_z, rng, gap_floor, ceiling, _ulp_gap_floor(fd, std))
-        if spec.method == "MLE" and not np.any(np.isfinite(theta_z[list(spec.free)])):
-            _check_on_fixed_edges(spec, fd)
+        if spec.method == "MLE":
+            _check_on_fixed_edges(spec, fd, std.theta_from_z(theta_z))
+            if not np.all(np.isfinite(theta_z[list(spec.free)])):
+                _check_fixed_width(spec, fd, failed=True)
         theta = std.theta_from_z(theta_z)
         for i, v in spec.fixed.items():
             theta[i] = v  # exactly the user's values, not a round trip through z
@@ -561,7 +563,9 @@ def _fixed_support_bounds(spec: FitSpec) -> tuple[float, float] | None:
 
 
 def _check_fixed_support(spec: FitSpec, fd: FitData) -> None:
-    """Data outside the support implied by a fixed loc (and scale) get a clear error."""
+    """Data outside the support implied by a fixed loc (and scale) get a clear error,
+    and so does a fixed scale whose support is narrower than the data's range."""
+    _check_fixed_width(spec, fd)
     bounds = _fixed_support_bounds(spec)
     if bounds is None:
         return
@@ -583,26 +587,83 @@ def _check_fixed_support(spec: FitSpec, fd: FitData) -> None:
             )
 
 
-def _check_on_fixed_edges(spec: FitSpec, fd: FitData) -> None:
-    """After a maximum-likelihood fit found no start with a finite likelihood: where
-    observations sit exactly on an end of the fixed support (beta with ``floc=0,
-    fscale=1`` and data ``[0, 0.5, 1]``), the density there is zero or infinite, and
-    that is the error to report (scipy's ``beta.fit`` raises ``FitDataError``)."""
+def _check_fixed_width(spec: FitSpec, fd: FitData, failed: bool = False) -> None:
+    """A fixed scale whose support (both ends finite, not moved by free shapes) is
+    narrower than the range of the data: no loc takes them all in (scipy's
+    ``powerlaw.fit(x, fscale=...)`` raises there too). ``failed``: after a fit that
+    found no finite likelihood, a support exactly as wide as the data too (both
+    extremes on its ends, where powerlaw's density is zero or infinite)."""
+    scale = spec.fixed.get(spec.scale_index)
+    if scale is None or spec.loc_index in spec.fixed:
+        return
+    shape_free = spec.n_shapes > len([j for j in spec.fixed if j < spec.n_shapes])
+    if shape_free and _support_varies_with_shapes(spec):
+        return
+    try:
+        a, b = support(spec.dist, tuple(spec.fixed.get(j, 1.0)
+                                        for j in range(spec.n_shapes)))
+    except Exception:
+        return
+    x = fd.finite_values()
+    if not (np.isfinite(a) and np.isfinite(b)) or x.size < 2:
+        return
+    width, spread = scale * (b - a), float(np.ptp(x))
+    if width < spread or (failed and width <= spread):
+        raise OutOfSupportError(
+            f"Invalid values in `data`.  The support of {spec.dist.name} with "
+            f"{_fixed_description(spec)} is {width!r} wide, and the data span {spread!r}: "
+            f"`fscale` must be greater than the range of data (over {b - a!r}); "
+            f"raise fscale or leave it free."
+        )
+
+
+def _check_on_fixed_edges(spec: FitSpec, fd: FitData, theta) -> None:
+    """Observations exactly on an end of the fixed support (beta with ``floc=0,
+    fscale=1`` and data ``[0, 0.5, 1]``; powerlaw with ``floc`` at the smallest value)
+    get the clear error scipy's ``FitDataError`` gives there, where the density at that
+    end is zero or infinite near the fit's shapes (or no start had a finite
+    likelihood): the likelihood is then zero, or unbounded, on every side of the
+    estimate, and powerlaw "converged" to the one shape with a finite density there,
+    ``a = 1``. (A finite density on the end is no error: expon with an observation on
+    loc.)"""
     bounds = _fixed_support_bounds(spec)
     if bounds is None:
         return
-    x = fd.finite_values()
+    x = fd.uncensored  # (an interval or a censored value may end on an edge)
     on = [(int(np.count_nonzero(x == end)), end) for end in bounds if np.isfinite(end)]
     on = [(count, end) for count, end in on if count]
-    if on:
-        where = " and ".join(f"{count} on {end!r}" for count, end in on)
-        raise OutOfSupportError(
-            f"observations lie on the edge of the support of {spec.dist.name} with "
-            f"{_fixed_description(spec)} ({where}), where its density is zero or "
-            f"infinite at every start tried, so no likelihood is finite; maximum "
-            f"likelihood needs the data strictly inside: widen the fixed support or "
-            f"leave loc or scale free."
-        )
+    if not on or not _degenerate_at(spec, theta, [end for _, end in on]):
+        return
+    where = " and ".join(f"{count} on {end!r}" for count, end in on)
+    raise OutOfSupportError(
+        f"Invalid values in `data`.  Maximum likelihood estimation with "
+        f"{spec.dist.name!r} requires the observations inside the support: with "
+        f"{_fixed_description(spec)} observations lie on its edge ({where}), where its "
+        f"density is zero or infinite, so the likelihood has no maximum; widen the fixed "
+        f"support or leave loc or scale free."
+    )
+
+
+def _degenerate_at(spec: FitSpec, theta, ends) -> bool:
+    """Whether the log-density at ``ends`` is not finite at ``theta`` (no estimate:
+    NaN) or at its free shapes moved by 0.1% either way."""
+    theta = np.asarray(theta, dtype=float)
+    if not np.all(np.isfinite(theta[list(spec.free)])):
+        return True
+    probes = [theta]
+    for j in (j for j in spec.free if j < spec.n_shapes):
+        for factor in (1 - 1e-3, 1 + 1e-3):
+            moved = theta.copy()
+            moved[j] *= factor
+            probes.append(moved)
+    with np.errstate(all="ignore"):
+        for point in probes:
+            if not valid_shapes(spec.dist, tuple(point[:spec.n_shapes])):
+                continue
+            values = spec.dist.logpdf(np.asarray(ends), *point)
+            if not np.all(np.isfinite(values)):
+                return True
+    return False
 
 
 def _fixed_description(spec: FitSpec) -> str:

@@ -165,7 +165,9 @@ def parse_fit_arguments(dist, args: tuple, kwds: dict) -> FitSpec:
 def _check_fixed_values(dist, names, fixed: dict[int, float]) -> None:
     n_shapes = len(names) - 2
     if n_shapes + 1 in fixed and fixed[n_shapes + 1] <= 0:
-        raise InvalidParameterError(f"fscale={fixed[n_shapes + 1]!r} must be positive.")
+        raise InvalidParameterError(  # (scipy's opening first: its tests match it)
+            f"Negative or zero `fscale` is outside the range allowed by the distribution: "
+            f"fscale={fixed[n_shapes + 1]!r} must be positive.")
     if n_shapes and all(j in fixed for j in range(n_shapes)):
         shapes = [fixed[j] for j in range(n_shapes)]
         with np.errstate(all="ignore"):

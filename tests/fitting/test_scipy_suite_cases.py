@@ -187,3 +187,27 @@ def test_scipys_fit_warnings_hold(dist):
                                match=" Maximum likelihood estimation with 'powerlaw' requires"):
                 robustfit.fit(dist, [1.0, 2.0, 4.0], **kwds)
 
+
+
+def test_an_observation_on_a_fixed_loc_where_the_density_is_singular():
+    # powerlaw with floc at the smallest observation: its density there is infinite for
+    # a < 1 and zero for a > 1, and the fit "converged" to the one shape between, a = 1
+    # (scipy's TestPowerlaw.test_fit_warnings expects FitDataError)
+    for dist, x in ((stats.powerlaw, [1.0, 2.0, 4.0]), (stats.gamma, [1.0, 2.0, 3.5])):
+        with pytest.raises(robustfit.OutOfSupportError, match="on its edge"):
+            robustfit.fit(dist, x, floc=1.0)
+    # uniform and expon have a finite density there: a fit, no error
+    assert robustfit.fit(stats.uniform, [0.0, 0.5, 1.0], floc=0.0).success
+
+
+def test_a_fixed_scale_narrower_than_the_data():
+    # scipy's TestFitMethod.test_uniform_fit and TestPowerlaw.test_fit_warnings
+    x = [1.0, 1.1, 1.2, 9.0]
+    with pytest.raises(ValueError, match="`fscale` must be greater than the range"):
+        robustfit.fit(stats.uniform, x, fscale=5.0)
+    res = robustfit.fit(stats.uniform, x, fscale=8.0)  # as wide as the data: a fit
+    assert res.success and res[0] == pytest.approx(1.0)
+    with pytest.raises(robustfit.OutOfSupportError, match="`fscale` must be greater"):
+        robustfit.fit(stats.powerlaw, [1.0, 2.0, 4.0], fscale=3.0)  # both ends on data
+    with pytest.raises(ValueError, match="Negative or zero `fscale` is outside"):
+        robustfit.fit(stats.powerlaw, [1.0, 2.0, 4.0], fscale=-3.0)
