@@ -95,8 +95,9 @@ PROFILE_AGREE = 1e-11
 # where the density is singular at the edge and the data resolve it (arcsine at 5e7)
 GAP_ULPS = 2.0
 GAP_TINY = 1e-300  # (a floor above 0 where every observation is 0)
-GAP_NEIGHBOUR = 10  # the gap floor's local scale: an extreme to its 10th neighbour
-GAP_RELATIVE = 1e-7  # of that distance: the least gap, the same at every magnitude
+GAP_ABSOLUTE = 1e-10  # standard units: the least gap, the same at every magnitude
+GAP_NEIGHBOUR = 10  # ... or, where the data are finer at an extreme, the distance to
+GAP_RELATIVE = 1e-8  # its 10th distinct neighbour times this
 PSEUDO_COMPLETE = "censored_as_exact"  # the start of a censored fit from its pseudo-data
 # relative: a fit with a shape on a closed end of its domain replaces an interior one
 # as likely to rounding (the same maximum, approached; reported at the same point at every
@@ -484,25 +485,26 @@ def _widen_by_shapes(spec: FitSpec, theta, nll):
 
 def _gap_floor(fd: FitData, std: Standardizer) -> float:
     """Smallest standardised gap between data and a support edge while optimising: the
-    larger of :func:`_ulp_gap_floor` and :data:`GAP_RELATIVE` of the distance from an
-    extreme observation to the :data:`GAP_NEIGHBOUR`-th one next to it (the nearer
-    end's). That distance is the same at every magnitude, and so, where the likelihood
-    is unbounded at the edge, is the estimate, wherever rounding allows. (An optimum on
-    the edge with a finite density there is moved closer afterwards, to the ulp floor:
-    :func:`.edges.snapped_to_edge`.)
+    larger of :func:`_ulp_gap_floor` and :data:`GAP_ABSOLUTE`, the same at every
+    magnitude, so that where the likelihood is unbounded at the edge the estimate is
+    the same too. Where the data are much finer near an extreme than their spread
+    (a heavy tail sets the spread), :data:`GAP_ABSOLUTE` gives way to
+    :data:`GAP_RELATIVE` of the distance from that extreme to its
+    :data:`GAP_NEIGHBOUR`-th distinct neighbour, also the same at every magnitude.
+    (An optimum on the edge with a finite density there is moved closer afterwards, to
+    the ulp floor: :func:`.edges.snapped_to_edge`.)
 
-    The largest ``|x|`` read before made the floor 0.02 standard units for pareto(0.1),
-    whose sample reaches 1e21 above a lower edge near 1: loc ended 5e5 below the data,
-    650 log-likelihood units short; and its absolute minimum of 1e-10 was 1.5e-3 of the
-    scale 1 there, where the standardising spread (1.5e7) is set by the tail."""
+    pareto(0.1) puts 100 values between 1.03 and 1.3e21 above a lower edge near 1: the
+    spread is 1.5e7, and 1e-10 standard units were 1.5e-3 of the scale 1; with the
+    largest ``|x|`` read for the ulps, the floor was 0.02 standard units. loc ended 5e5
+    below the data, 650 log-likelihood units short."""
     floor = _ulp_gap_floor(fd, std)
-    x = np.sort(fd.finite_values())
+    x = np.unique(fd.finite_values())  # (distinct: rounded data tie at the extremes)
     k = min(GAP_NEIGHBOUR, x.size - 1)
+    local = 1.0
     if k > 0:
-        reach = sorted(((x[k] - x[0]) / std.spread, (x[-1] - x[-1 - k]) / std.spread))
-        local = reach[0] if reach[0] > 0 else reach[1] if reach[1] > 0 else 1.0
-        floor = max(floor, GAP_RELATIVE * float(local))
-    return floor
+        local = min((x[k] - x[0]) / std.spread, (x[-1] - x[-1 - k]) / std.spread)
+    return max(floor, min(GAP_ABSOLUTE, GAP_RELATIVE * float(local)))
 
 
 def _ulp_gap_floor(fd: FitData, std: Standardizer) -> float:
@@ -1577,5 +1579,7 @@ def _no_valid_start(spec, fixed_z, attempts):
     theta = np.full(spec.n_shapes + 2, np.nan)
     for i, v in fixed_z.items():
         theta[i] = v
-    return (theta, np.inf, False, "no starting point gave a finite likelihood", "",
-            attempts)
+    reason = ("no starting point gave a finite likelihood" if spec.method == "MLE" else
+              "no starting point has finite moments of the orders matched (a family "
+              "without them, as cauchy, cannot be fitted by moments)")
+    return theta, np.inf, False, reason, "", attempts

@@ -13,7 +13,7 @@ from .quantile_moments import quantile_raw_moments
 # above the 1e-15 that solvable systems reach and far below where one without a root
 # stops (geninvgauss on scipy's acceptance sample: 4e-4)
 SOLVED_RESIDUAL = 1e-8
-SOLVE_JACOBIANS = 12  # Levenberg-Marquardt iterations of the final solve, at most
+SOLVE_JACOBIANS = 50  # Levenberg-Marquardt iterations of the final solve, at most
 _STEP = 1e-7  # relative forward-difference step of the solve's Jacobian
 
 
