@@ -128,7 +128,7 @@ def singular_end_on_observation(dist, theta, nll, free) -> bool:
         if not 0.0 < gap <= EDGE_GAP:
             continue
         rise = []
-        for factor in (1e2, 1e4):
+        for factor in (0.1, 1e2, 1e4):
             moved = theta.copy()
             shift = outward * (factor - 1.0) * gap
             if n_shapes in free:
@@ -138,8 +138,10 @@ def singular_end_on_observation(dist, theta, nll, free) -> bool:
             else:
                 break
             rise.append(nll(moved) - base)
-        if len(rise) == 2 and np.all(np.isfinite(rise)) and rise[1] > 1e-12 \
-                and rise[0] > 0.2 * rise[1]:
+        # (closer still is higher too: fatiguelife with c = 29 fixed peaks at a gap of
+        # ~1e-3 of its scale, where farther is lower by equal steps per decade as well)
+        if len(rise) == 3 and np.all(np.isfinite(rise[1:])) and rise[0] <= 1e-12 * abs(
+                base) and rise[2] > 1e-12 and rise[1] > 0.2 * rise[2]:
             return True
     return False
 
