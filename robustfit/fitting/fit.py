@@ -776,8 +776,9 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
             candidates.insert(0, profile_cand)
     # the method of moments scores its starts on its own objective: its estimate need
     # not have a finite likelihood
-    objective = moment_objective(dist, z_all, len(spec.free)) if spec.method == "MM" \
-        else None
+    objective = moment_objective(
+        dist, z_all, len(spec.free), [c.theta[:n_shapes] for c in candidates[:6]],
+        spec.loc_index not in fixed_z) if spec.method == "MM" else None
     scored = []
     for cand in candidates:
         if objective is not None:
