@@ -791,6 +791,10 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
                                 float(val), bool(np.isfinite(val)), note, 1))
     scored.sort(key=lambda p: p[0])
     if not scored or not np.isfinite(scored[0][0]):
+        if objective is not None:  # (its starts, inside the support this time)
+            inside = generate_candidates(dist, fixed_z, spec.guesses, summary, z_all,
+                                         n_shapes, gap_floor)
+            return _without_moments(spec, inside, full, fixed_z, attempts)
         return _no_valid_start(spec, fixed_z, attempts)
 
     best: _Best | None = None
@@ -1576,11 +1580,29 @@ def _integer_search(refit, tried: dict, cand, val, j: int, step: float):
     return min((p for p in points.values() if p[1] is not None), key=lambda p: p[0])
 
 
+def _without_moments(spec: FitSpec, candidates: list, full, fixed_z: dict,
+                     attempts: list):
+    """The method of moments where no start has the moments it matches (cauchy,
+    levy, kappa3 with ``a <= 1``: they do not exist): the start with the highest
+    likelihood (quantile matching, as a rule), reported with ``success=False``, rather
+    than no estimate at all."""
+    values = [full(c.theta) for c in candidates]
+    k = int(np.argmin(values)) if values else 0
+    if not values or not np.isfinite(values[k]):
+        return _no_valid_start(spec, fixed_z, attempts)
+    message = (f"{_NO_MOMENTS}; reported: the start '{candidates[k].start}', the most "
+               f"likely of the starts")
+    return candidates[k].theta, values[k], False, message, candidates[k].start, attempts
+
+
+_NO_MOMENTS = ("no starting point has finite moments of the orders matched (a family "
+               "without them, as cauchy, cannot be fitted by moments)")
+
+
 def _no_valid_start(spec, fixed_z, attempts):
     theta = np.full(spec.n_shapes + 2, np.nan)
     for i, v in fixed_z.items():
         theta[i] = v
     reason = ("no starting point gave a finite likelihood" if spec.method == "MLE" else
-              "no starting point has finite moments of the orders matched (a family "
-              "without them, as cauchy, cannot be fitted by moments)")
+              _NO_MOMENTS)
     return theta, np.inf, False, reason, "", attempts

@@ -211,3 +211,12 @@ def test_a_fixed_scale_narrower_than_the_data():
         robustfit.fit(stats.powerlaw, [1.0, 2.0, 4.0], fscale=3.0)  # both ends on data
     with pytest.raises(ValueError, match="Negative or zero `fscale` is outside"):
         robustfit.fit(stats.powerlaw, [1.0, 2.0, 4.0], fscale=-3.0)
+
+
+def test_a_family_without_moments_by_the_method_of_moments():
+    # cauchy has no mean: no start has the moments to match. The most likely start is
+    # reported, with success=False, rather than NaN
+    x = stats.cauchy.rvs(size=1000, random_state=1)
+    res = robustfit.fit(stats.cauchy, x, method="MM")
+    assert not res.success and "cannot be fitted by moments" in res.message
+    assert np.all(np.isfinite(res)) and abs(res[0]) < 0.2 and abs(res[1] - 1) < 0.2
