@@ -129,13 +129,8 @@ def singular_end_on_observation(dist, theta, nll, free) -> bool:
             continue
         rise = []
         for factor in (0.1, 1e2, 1e4):
-            moved = theta.copy()
-            shift = outward * (factor - 1.0) * gap
-            if n_shapes in free:
-                moved[-2] = loc + shift
-            elif n_shapes + 1 in free and end != 0.0:
-                moved[-1] = scale + shift / end
-            else:
+            moved = _end_moved(theta, free, end, outward * (factor - 1.0) * gap)
+            if moved is None:
                 break
             rise.append(nll(moved) - base)
         # (closer still is higher too: fatiguelife with c = 29 fixed peaks at a gap of
@@ -178,15 +173,25 @@ def snapped_to_edge(dist, theta, nll, free, floor: float) -> np.ndarray | None:
         if not floor < gap <= EDGE_GAP or (np.isfinite(other) and other_outward * (
                 loc + scale * other - other_extreme) <= EDGE_GAP):
             continue  # (both ends on the data: moving loc would loosen the other one)
-        moved = current.copy()
-        shift = outward * (floor - gap)
-        if n_shapes in free:
-            moved[-2] = loc + shift
-        elif n_shapes + 1 in free and end != 0.0:
-            moved[-1] = scale + shift / end
-        else:
+        moved = _end_moved(current, free, end, outward * (floor - gap))
+        if moved is None:
             continue
         value = nll(moved)
         if value < best_value:
             best, best_value = moved, value
     return best
+
+
+def _end_moved(theta: np.ndarray, free, end: float, shift: float) -> np.ndarray | None:
+    """``theta`` with the end ``loc + scale * end`` of the support moved by ``shift``:
+    by loc where it is free (``free``: indices of free parameters), else by the scale
+    (not for an end at loc itself); None where neither can move it."""
+    n_shapes = theta.size - 2
+    moved = theta.copy()
+    if n_shapes in free:
+        moved[-2] = theta[-2] + shift
+    elif n_shapes + 1 in free and end != 0.0:
+        moved[-1] = theta[-1] + shift / end
+    else:
+        return None
+    return moved
