@@ -207,7 +207,8 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
         return quick
     fd = read_fit_data(data, nan_policy)
     _check_enough_data(spec, fd)
-    _check_fixed_support(spec, fd)
+    if spec.method == "MLE":  # (the method of moments needs no support: see its
+        _check_fixed_support(spec, fd)  # estimate's message)
     std = Standardizer.from_data(fd.finite_values())
     if spec.loc_index in spec.fixed:
         std = std.centred_near(fd.finite_values(), spec.fixed[spec.loc_index])
@@ -578,10 +579,9 @@ def _check_fixed_support(spec: FitSpec, fd: FitData) -> None:
                                                                           np.max)):
         if mask.any():
             # (scipy's FitDataError's opening first, which its tests of fit match)
-            method = ("Maximum likelihood estimation" if spec.method == "MLE" else
-                      "The method of moments")
             raise OutOfSupportError(
-                f"Invalid values in `data`.  {method} with {spec.dist.name!r} requires "
+                f"Invalid values in `data`.  Maximum likelihood estimation with "
+                f"{spec.dist.name!r} requires "
                 f"every observation inside the support the fixed parameters imply: "
                 f"{int(mask.sum())} observation(s) lie {side} {bound!r}, the edge of the "
                 f"support of {spec.dist.name} with {_fixed_description(spec)} (most "

@@ -220,3 +220,14 @@ def test_a_family_without_moments_by_the_method_of_moments():
     res = robustfit.fit(stats.cauchy, x, method="MM")
     assert not res.success and "cannot be fitted by moments" in res.message
     assert np.all(np.isfinite(res)) and abs(res[0]) < 0.2 and abs(res[1] - 1) < 0.2
+
+
+def test_the_method_of_moments_needs_no_support():
+    # scipy's gamma MM is the closed-form root whatever the data's side of a fixed loc
+    # (its FitDataError is for the MLE); 18 of these 200 observations lie below floc
+    x = stats.gamma.rvs(2, loc=1, size=200, random_state=1)
+    res = robustfit.fit(stats.gamma, x, floc=1.5, method="MM")
+    assert res.success and "18 observation(s) lie outside" in res.message
+    np.testing.assert_allclose(res, stats.gamma.fit(x, floc=1.5, method="MM"), rtol=1e-10)
+    with pytest.raises(robustfit.OutOfSupportError):
+        robustfit.fit(stats.gamma, x, floc=1.5)
