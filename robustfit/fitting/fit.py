@@ -500,12 +500,27 @@ def _gap_floor(fd: FitData, std: Standardizer) -> float:
     largest ``|x|`` read for the ulps, the floor was 0.02 standard units. loc ended 5e5
     below the data, 650 log-likelihood units short."""
     floor = _ulp_gap_floor(fd, std)
-    x = np.unique(fd.finite_values())  # (distinct: rounded data tie at the extremes)
-    k = min(GAP_NEIGHBOUR, x.size - 1)
-    local = 1.0
-    if k > 0:
-        local = min((x[k] - x[0]) / std.spread, (x[-1] - x[-1 - k]) / std.spread)
-    return max(floor, min(GAP_ABSOLUTE, GAP_RELATIVE * float(local)))
+    reach = _extreme_reaches(fd.finite_values())
+    local = min(reach) if reach is not None else 1.0
+    return max(floor, min(GAP_ABSOLUTE, GAP_RELATIVE * float(local) / std.spread))
+
+
+def _extreme_reaches(x: np.ndarray) -> tuple[float, float] | None:
+    """The distances from the smallest and the largest value of ``x`` to their
+    :data:`GAP_NEIGHBOUR`-th distinct neighbours (distinct: rounded data tie at the
+    extremes), from the values at the two ends alone (one partition, no sort of a big
+    sample); None where there are not that many distinct values."""
+    k = GAP_NEIGHBOUR
+    head = 8 * (k + 1)
+    if 2 * head < x.size:
+        ends = np.partition(x, [head - 1, x.size - head])
+        low, high = np.unique(ends[:head]), np.unique(ends[-head:])
+        if low.size > k and high.size > k:
+            return float(low[k] - low[0]), float(high[-1] - high[-1 - k])
+    distinct = np.unique(x)
+    if distinct.size <= k:
+        return None
+    return float(distinct[k] - distinct[0]), float(distinct[-1] - distinct[-1 - k])
 
 
 def _ulp_gap_floor(fd: FitData, std: Standardizer) -> float:
