@@ -286,8 +286,11 @@ def _refit_at_loc(spec: FitSpec, x: np.ndarray, theta):
             kwds["fscale"] = spec.fixed[spec.scale_index]
         else:
             kwds["scale"] = float(theta[-1])
-        res = fit(spec.dist, x, *(float(v) for v in theta[:spec.n_shapes]), floc=loc,
-                  **kwds)
+        try:
+            res = fit(spec.dist, x, *(float(v) for v in theta[:spec.n_shapes]), floc=loc,
+                      **kwds)
+        except RobustFitError:  # (a refit that cannot be made leaves the estimate)
+            return tuple(theta), math.inf
         return tuple(res), res.nll
     return refit
 

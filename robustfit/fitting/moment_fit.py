@@ -107,7 +107,7 @@ class MomentEquations:
             if jac is None:
                 break
             normal, gradient = jac.T @ jac, jac.T @ r
-            diagonal = np.diag(np.diag(normal)) + 1e-300
+            diagonal = np.diag(np.diag(normal) + 1e-300)  # (Marquardt's scaling)
             for _ in range(8):
                 try:
                     step = np.linalg.solve(normal + damping * diagonal, -gradient)
