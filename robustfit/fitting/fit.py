@@ -659,8 +659,9 @@ def _check_on_fixed_edges(spec: FitSpec, fd: FitData, theta) -> None:
         f"Invalid values in `data`.  Maximum likelihood estimation with "
         f"{spec.dist.name!r} requires the observations inside the support: with "
         f"{_fixed_description(spec)} observations lie on its edge ({where}), where its "
-        f"density is zero or infinite, so the likelihood has no maximum; widen the fixed "
-        f"support or leave loc or scale free."
+        f"density is zero or infinite near the estimate (or no start had a finite "
+        f"likelihood), so the likelihood has no maximum; widen the fixed support or "
+        f"leave loc or scale free."
     )
 
 
