@@ -86,12 +86,12 @@ def end_one_spacing_out(dist, theta, free, x_sorted: np.ndarray, nll: Callable,
 
 
 def _infinite_at(dist, shapes: tuple, end: float, inward: float) -> bool:
-    """Whether the standard density grows without bound towards ``end`` (approached
-    from the ``inward`` side): its log a millionth of a unit away beats its log a
-    millionth of that by less than it would grow as a power of the distance. The
-    likelihood is unbounded at that end only; at beta's other end (``a = 2.3``, the
-    density vanishing there) loc one spacing from the smallest observation only moved
-    the estimate, by 5e-4, differently at each magnitude."""
+    """Whether the standard density grows towards ``end`` (approached from the
+    ``inward`` side): its log 1e-12 from the end exceeds its log 1e-6 from it, as a
+    power of the distance with a negative exponent does. The likelihood is unbounded at
+    such an end only; at beta's other end (``a = 2.3``, the density vanishing there)
+    loc one spacing from the smallest observation only moved the estimate, by 5e-4,
+    differently at each magnitude."""
     with np.errstate(all="ignore"):
         near, nearer = dist.logpdf(end + inward * np.array([1e-6, 1e-12]), *shapes)
     return bool(np.isfinite(near) and nearer > near + 1e-3)

@@ -63,9 +63,8 @@ def settle_on_edge(par: Parameterization, f, res, maxfev: int, race=None,
     if best is res and abandoned is not None:
         return replace(res, abandoned=True, success=False, nfev=res.nfev + abandoned.nfev,
                        message=f"{res.message}; on the support's edge: {abandoned.message}")
-    # (also where the run itself went all the way to the edge: powerlaw with a = 0.5 and
-    # the scale fixed, loc the only free parameter, converged there, where the gap's
-    # floor flattens the objective, and claimed a maximum)
+    # (also where the run itself reached the edge, its gap at or below _AT_EDGE_T, with
+    # nothing left to settle: the check of a singular density was skipped there)
     if _unbounded_at_edge(par, f, best):
         return replace(best, success=False, message=f"{best.message}; {UNBOUNDED_AT_EDGE}: "
                        "no maximum exists, the estimate puts the edge at the extreme "
@@ -102,7 +101,10 @@ def singular_end_on_observation(dist, theta, nll, free) -> bool:
     support closes on the extreme observation: an end within :data:`EDGE_GAP` of it,
     where widening the gap a hundredfold and ten-thousandfold lowers the likelihood by
     about equal amounts per decade (a density infinite at the end, the gap's ``log``
-    term), not a hundred times less (a finite one, an optimum on the edge).
+    term), not a hundred times less (a finite one, an optimum on the edge), and where a
+    gap ten times narrower is no less likely (else the maximum lies inside: fatiguelife
+    with ``c = 29`` fixed peaks a thousandth of its scale from the edge, and farther out
+    its likelihood falls by equal steps per decade as well).
 
     It complements :func:`settle_on_edge`, which sees ends expressed as gaps: with
     the scale fixed, a support bounded on both sides maps loc logistically between its
@@ -133,8 +135,6 @@ def singular_end_on_observation(dist, theta, nll, free) -> bool:
             if moved is None:
                 break
             rise.append(nll(moved) - base)
-        # (closer still is higher too: fatiguelife with c = 29 fixed peaks at a gap of
-        # ~1e-3 of its scale, where farther is lower by equal steps per decade as well)
         if len(rise) == 3 and np.all(np.isfinite(rise[1:])) and rise[0] <= 1e-12 * abs(
                 base) and rise[2] > 1e-12 and rise[1] > 0.2 * rise[2]:
             return True
