@@ -36,7 +36,7 @@ from .guesses import (
 from .knots import knot_shapes, knots_on_observations
 from .likelihood import CensoredNLL, CompleteNLL, plausible_ceiling, support, valid_shapes
 from .loc_profile import loc_profile_start
-from .moment_fit import moment_objective
+from .moment_fit import SOLVED_RESIDUAL, moment_objective
 from .normalization import density_mass, mass_is_off
 from .optimizer import Race, minimize_local
 from .parameterization import Parameterization
@@ -207,8 +207,12 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
         return quick
     fd = read_fit_data(data, nan_policy)
     _check_enough_data(spec, fd)
-    if spec.method == "MLE":  # (the method of moments needs no support: see its
-        _check_fixed_support(spec, fd)  # estimate's message)
+    # (the method of moments needs no support: its estimate's message says where it
+    # leaves observations outside)
+    mle = spec.method == "MLE"
+    standard = _fixed_standard_support(spec) if mle else None
+    if mle:
+        _check_fixed_support(spec, fd, standard)
     std = Standardizer.from_data(fd.finite_values())
     if spec.loc_index in spec.fixed:
         std = std.centred_near(fd.finite_values(), spec.fixed[spec.loc_index])
@@ -226,25 +230,25 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
         with budget_scope():
             theta_z, nll_z, success, message, start, attempts = _fit_standardized(
                 spec, zd, fixed_z, rng, gap_floor, ceiling, _ulp_gap_floor(fd, std))
-        if spec.method == "MLE":
-            _check_on_fixed_edges(spec, fd, std.theta_from_z(theta_z))
-            if not np.all(np.isfinite(theta_z[list(spec.free)])):
-                _check_fixed_width(spec, fd, failed=True)
         theta = std.theta_from_z(theta_z)
         for i, v in spec.fixed.items():
             theta[i] = v  # exactly the user's values, not a round trip through z
+        if mle:
+            _check_on_fixed_edges(spec, fd, standard, theta)
+            if not np.all(np.isfinite(theta_z[list(spec.free)])):
+                _check_fixed_width(spec, fd, standard, failed=True)
         nll = std.nll_from_z(nll_z, fd.uncensored.size)
         if np.isfinite(nll) and not fd.censored and fd.n <= VERIFY_SIZE:
             # the likelihood the user will compute, in the user's coordinates
             user_nll = CompleteNLL(spec.dist, np.sort(fd.uncensored),
                                    ceiling=ceiling - fd.uncensored.size * math.log(std.spread))
             nll = user_nll(theta)
-            if not np.isfinite(nll) and spec.method == "MLE":
+            if not np.isfinite(nll) and mle:
                 theta, nll = _nudge_into_support(spec, theta, user_nll)
-            if not np.isfinite(nll) and spec.method == "MLE":
-                success = False
-                message = "the optimum lies on the edge of the support in float64"
-            if UNBOUNDED_AT_EDGE in message and spec.method == "MLE":
+                if not np.isfinite(nll):
+                    success = False
+                    message = "the optimum lies on the edge of the support in float64"
+            if UNBOUNDED_AT_EDGE in message and mle:
                 closer = end_one_spacing_out(spec.dist, theta, spec.free, user_nll.z,
                                              user_nll, _refit_at_loc(spec, user_nll.z,
                                                                      theta))
@@ -256,7 +260,7 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
                     theta, nll = closer
                     message += ("; loc is put one float64 spacing beyond the extreme "
                                 "observation, where the likelihood is highest in float64")
-        one_sided = _one_sided_censoring(fd) if spec.method == "MLE" else None
+        one_sided = _one_sided_censoring(fd) if mle else None
         if success and one_sided:
             side, past = one_sided
             success = False
@@ -557,22 +561,32 @@ def _check_enough_data(spec: FitSpec, fd: FitData) -> None:
             )
 
 
-def _fixed_support_bounds(spec: FitSpec) -> tuple[float, float] | None:
-    """``(lo, hi)``: the ends of the support a fixed loc (and scale) imply, as far as
-    free shapes cannot move them (an end that may move is infinite); None where loc is
-    free or the shapes move the support."""
-    if spec.loc_index not in spec.fixed:
+def _fixed_standard_support(spec: FitSpec) -> tuple[float, float] | None:
+    """The standard support ``(a, b)`` at the fixed shapes (free ones at 1), where loc
+    or scale is fixed and free shapes cannot move it; None otherwise. Read once a fit:
+    the checks of the data against a fixed support share it."""
+    if spec.loc_index not in spec.fixed and spec.scale_index not in spec.fixed:
         return None
-    shapes = tuple(spec.fixed.get(j, 1.0) for j in range(spec.n_shapes))
     try:
-        a, b = support(spec.dist, shapes)
+        a, b = support(spec.dist, tuple(spec.fixed.get(j, 1.0)
+                                        for j in range(spec.n_shapes)))
     except Exception:
         return None
-    loc = spec.fixed[spec.loc_index]
-    scale = spec.fixed.get(spec.scale_index)
     shape_free = spec.n_shapes > len([j for j in spec.fixed if j < spec.n_shapes])
     if shape_free and _support_varies_with_shapes(spec):
         return None  # free shapes move the support (loguniform's a, b): nothing to check
+    return a, b
+
+
+def _fixed_support_bounds(spec: FitSpec, standard) -> tuple[float, float] | None:
+    """``(lo, hi)``: the ends of the support a fixed loc (and scale) imply, from the
+    ``standard`` support (:func:`_fixed_standard_support`); an end the free scale may
+    move is infinite. None where loc is free or ``standard`` is None."""
+    if standard is None or spec.loc_index not in spec.fixed:
+        return None
+    a, b = standard
+    loc = spec.fixed[spec.loc_index]
+    scale = spec.fixed.get(spec.scale_index)
     if scale is None:
         # only the sign of the bound is reliable when the scale may move it
         lo = loc if np.isfinite(a) and a >= 0 else -np.inf
@@ -583,11 +597,11 @@ def _fixed_support_bounds(spec: FitSpec) -> tuple[float, float] | None:
     return lo, hi
 
 
-def _check_fixed_support(spec: FitSpec, fd: FitData) -> None:
+def _check_fixed_support(spec: FitSpec, fd: FitData, standard) -> None:
     """Data outside the support implied by a fixed loc (and scale) get a clear error,
     and so does a fixed scale whose support is narrower than the data's range."""
-    _check_fixed_width(spec, fd)
-    bounds = _fixed_support_bounds(spec)
+    _check_fixed_width(spec, fd, standard)
+    bounds = _fixed_support_bounds(spec, standard)
     if bounds is None:
         return
     lo, hi = bounds
@@ -607,23 +621,17 @@ def _check_fixed_support(spec: FitSpec, fd: FitData) -> None:
             )
 
 
-def _check_fixed_width(spec: FitSpec, fd: FitData, failed: bool = False) -> None:
+def _check_fixed_width(spec: FitSpec, fd: FitData, standard, failed: bool = False
+                       ) -> None:
     """A fixed scale whose support (both ends finite, not moved by free shapes) is
     narrower than the range of the data: no loc takes them all in (scipy's
     ``powerlaw.fit(x, fscale=...)`` raises there too). ``failed``: after a fit that
     found no finite likelihood, a support exactly as wide as the data too (both
     extremes on its ends, where powerlaw's density is zero or infinite)."""
     scale = spec.fixed.get(spec.scale_index)
-    if scale is None or spec.loc_index in spec.fixed:
+    if standard is None or scale is None or spec.loc_index in spec.fixed:
         return
-    shape_free = spec.n_shapes > len([j for j in spec.fixed if j < spec.n_shapes])
-    if shape_free and _support_varies_with_shapes(spec):
-        return
-    try:
-        a, b = support(spec.dist, tuple(spec.fixed.get(j, 1.0)
-                                        for j in range(spec.n_shapes)))
-    except Exception:
-        return
+    a, b = standard
     x = fd.finite_values()
     if not (np.isfinite(a) and np.isfinite(b)) or x.size < 2:
         return
@@ -637,7 +645,7 @@ def _check_fixed_width(spec: FitSpec, fd: FitData, failed: bool = False) -> None
         )
 
 
-def _check_on_fixed_edges(spec: FitSpec, fd: FitData, theta) -> None:
+def _check_on_fixed_edges(spec: FitSpec, fd: FitData, standard, theta) -> None:
     """Observations exactly on an end of the fixed support (beta with ``floc=0,
     fscale=1`` and data ``[0, 0.5, 1]``; powerlaw with ``floc`` at the smallest value)
     get the clear error scipy's ``FitDataError`` gives there, where the density at that
@@ -646,7 +654,7 @@ def _check_on_fixed_edges(spec: FitSpec, fd: FitData, theta) -> None:
     estimate, and powerlaw "converged" to the one shape with a finite density there,
     ``a = 1``. (A finite density on the end is no error: expon with an observation on
     loc.)"""
-    bounds = _fixed_support_bounds(spec)
+    bounds = _fixed_support_bounds(spec, standard)
     if bounds is None:
         return
     x = fd.uncensored  # (an interval or a censored value may end on an edge)
@@ -797,7 +805,8 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     # not have a finite likelihood
     objective = moment_objective(
         dist, z_all, len(spec.free), [c.theta[:n_shapes] for c in candidates[:6]],
-        spec.loc_index not in fixed_z) if spec.method == "MM" else None
+        spec.loc_index not in fixed_z, summary.mean, summary.std) if spec.method == "MM" \
+        else None
     scored = []
     for cand in candidates:
         if objective is not None:
@@ -970,17 +979,17 @@ def _moment_estimate(spec: FitSpec, theta, equations, full, fixed_z: dict, best,
     free = [i for i in spec.free if not (i < spec.n_shapes and _integer_only(
         spec.dist, i, theta[:spec.n_shapes]))]
     solved = equations.solve(theta, free)
-    if equations(solved) < equations(theta):
+    if solved is not theta:  # (moved only where that lowered the sum of squares)
         attempts.append(Attempt(best.start, "solve", tuple(theta), tuple(solved),
                                 equations(solved), equations.solved(solved),
                                 "Levenberg-Marquardt steps on the moment equations", 0))
-        theta = solved
-    theta = _canonical_by_moments(spec, theta, equations, fixed_z)
+    theta = _canonical_by_moments(spec, solved, equations, fixed_z)
     nll = full(theta)
     finite = bool(np.all(np.isfinite(theta)) and valid_shapes(
         spec.dist, tuple(theta[:spec.n_shapes])) and theta[-1] > 0)
+    # (the moments once: where scipy integrates them, each call costs 0.1-0.3 s)
     residual = float(np.max(np.abs(equations.residuals(theta)))) if finite else np.inf
-    success = finite and equations.solved(theta)
+    success = finite and residual <= SOLVED_RESIDUAL
     if success:
         message = f"moment equations solved (largest weighted residual {residual:.1e})"
     elif finite:

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ..moments import Moments
 from .quantile_moments import quantile_raw_moments
 
 # a system counts as solved where every weighted residual is at most this: relative
@@ -43,16 +44,19 @@ class MomentEquations:
 
     n = 1  # (the optimiser's objective is already per observation)
 
-    def __init__(self, dist, z: np.ndarray, n_free: int, symmetric: bool = False):
+    def __init__(self, dist, z: np.ndarray, n_free: int, symmetric: bool = False,
+                 mean: float | None = None, std: float | None = None):
         self.dist = dist
         count = max(int(n_free), 1)
         self.orders = ([1, 2] + [2 * j for j in range(2, count)] if symmetric
                        and count >= 3 else list(range(1, count + 1)))
         self.count = max(self.orders)
         z = np.asarray(z, dtype=float)
-        self.center = float(np.mean(z))
-        spread = float(np.std(z))
-        self.spread = spread if spread > 0 and math.isfinite(spread) else 1.0
+        if mean is None or std is None:  # (a fit passes its sample summary's)
+            summary = Moments.from_data(z)
+            mean, std = summary.mean, math.sqrt(summary.variance())
+        self.center = float(mean)
+        self.spread = float(std) if std > 0 and math.isfinite(std) else 1.0
         u = (z - self.center) / self.spread
         self.targets = np.array([np.mean(u ** k) for k in self.orders])
         self.weights = 1.0 / np.sqrt(1.0 + self.targets ** 2)
@@ -83,7 +87,8 @@ class MomentEquations:
         residuals, as far as they lower the sum of squares (at most
         :data:`SOLVE_JACOBIANS` forward-difference Jacobians). The optimiser's minimum
         of the sum of squares stops where its decrease is lost to rounding of the sum,
-        residuals of ~1e-8; the equations themselves resolve to ~1e-15.
+        residuals of ~1e-8; the equations themselves resolve to ~1e-15. Returns the
+        ``theta`` given, the same object, where no step lowered the sum.
 
         Examples
         --------
@@ -94,12 +99,12 @@ class MomentEquations:
         >>> eq.solved(theta), bool(np.isclose(stats.gamma.mean(*theta), x.mean()))
         (True, True)
         """
-        theta = np.array(theta, dtype=float)
+        given, theta = theta, np.array(theta, dtype=float)
         free = list(free)
         r = self.residuals(theta)
         if not free or not np.all(np.isfinite(r)):
-            return theta
-        cost, damping = float(r @ r), 1e-3
+            return given
+        cost, damping, moved = float(r @ r), 1e-3, False
         for _ in range(SOLVE_JACOBIANS):
             if cost == 0.0:
                 break
@@ -119,13 +124,13 @@ class MomentEquations:
                 rt = self.residuals(trial)
                 cost_t = float(rt @ rt) if np.all(np.isfinite(rt)) else math.inf
                 if cost_t < cost:
-                    theta, r, cost = trial, rt, cost_t
+                    theta, r, cost, moved = trial, rt, cost_t, True
                     damping = max(damping / 10.0, 1e-12)
                     break
                 damping *= 10.0
             else:
                 break
-        return theta
+        return theta if moved else given
 
     def _jacobian(self, theta, free, r) -> np.ndarray | None:
         columns = []
@@ -144,13 +149,15 @@ class MomentEquations:
 
 
 def moment_objective(dist, z: np.ndarray, n_free: int, shape_sets=(),
-                     loc_free: bool = True) -> MomentEquations:
+                     loc_free: bool = True, mean: float | None = None,
+                     std: float | None = None) -> MomentEquations:
     """The method of moments' objective for ``n_free`` free parameters (see
-    :class:`MomentEquations`); the family counts as symmetric where its skewness is 0
-    at every one of ``shape_sets`` (the starts' shapes; at least two) and ``loc`` is
-    free (about a fixed loc the mean is no equation either)."""
+    :class:`MomentEquations`; ``mean`` and ``std`` of ``z`` where known); the family
+    counts as symmetric where its skewness is 0 at every one of ``shape_sets`` (the
+    starts' shapes; at least two) and ``loc`` is free (about a fixed loc the mean is
+    no equation either)."""
     return MomentEquations(dist, z, n_free, symmetric=loc_free and _symmetric(
-        dist, shape_sets))
+        dist, shape_sets), mean=mean, std=std)
 
 
 def _symmetric(dist, shape_sets) -> bool:
