@@ -1,0 +1,214 @@
+"""Raw moments of a family's standard member by quadrature of its density.
+
+Where a family has neither closed-form statistics (``_stats``), moments (``_munp``) nor
+an explicit quantile function (``_ppf``, see :mod:`.quantile_moments`), scipy computes
+each moment as the integral of ``ppf(q)**k`` over ``q``, every value of ``ppf`` a root
+of the cdf, itself an integral of the density. That is every user subclass that
+defines only ``_pdf`` (a Weibull density written out: 2.2 s for one moment, 7 s for
+``stats("mvsk")``, so that a fit by the method of moments of 300 points ran past 15
+minutes) and scipy's recipinvgauss, vonmises and vonmises_line (2-4 s for the four).
+
+Here ``E[Y**k] = ∫ y**k pdf(y) dy`` is one vectorised call of ``_pdf`` at the nodes of
+a double-exponential rule (Takahasi & Mori, Publ. RIMS 9, 1974) fitted to the support:
+tanh-sinh on a bounded interval, exp-sinh on a half-line, sinh-sinh on the line. Their
+node spacing shrinks double-exponentially towards the ends, which absorbs a density's
+singularities at a bounded end and reaches far into tails (``1e-30`` to ``1e30`` from
+the end). The rule is applied at two step sizes; its result stands only where
+
+* the density integrates to 1 (within :data:`MASS_TOL`): a peak the nodes stepped over
+  shows as missing mass;
+* the two step sizes agree (within :data:`AGREE` of ``∫ |y|**k pdf``);
+* the outermost nodes carry at most :data:`TAIL_SHARE` of each integral: a moment that
+  does not exist, or a tail beyond the nodes, does not pass.
+
+Otherwise, for a family without a quantile function of its own, adaptive quadrature of
+the same integrals (milliseconds); for one with it, scipy's route.
+
+Examples
+--------
+>>> import numpy as np
+>>> from scipy import stats
+>>> mu = 0.63   # recipinvgauss: mean 1/mu + 1, variance 1/mu + 2
+>>> m = density_raw_moments(stats.recipinvgauss, (mu,), 2)
+>>> bool(np.allclose(m, [1 / mu + 1, 1 / mu + 2 + (1 / mu + 1) ** 2], rtol=1e-12))
+True
+>>> density_raw_moments(stats.norm, (), 2) is None   # (scipy's closed forms serve)
+True
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+from scipy import integrate, stats
+from scipy.special import expit
+
+__all__ = ["density_raw_moments"]
+
+_BASE = stats.rv_continuous
+T_MAX = 4.5  # nodes t in [-T_MAX, T_MAX]: 1e-30 of a bounded support's width from its
+# ends, y from 1e-30 to 1e30 on a half-line
+# (a density's rule converges more slowly in the step than a quantile function's: the
+# Weibull density of shape 2.5 on the half-line integrates to 1 + 1.4e-7 at 1/8, 2e-13 at
+# 1/16 and to rounding at 1/32; vonmises_line(3.99) 1.3e-4, 4e-12, rounding)
+COARSE_STEP = 1.0 / 32.0
+AGREE = 1e-10  # the two step sizes agree to this share of the integral of |y|**k pdf
+MASS_TOL = 1e-9  # |∫ pdf - 1| at most this
+TAIL_SHARE = 1e-10  # the outermost kept node on each side carries at most this share
+# a family whose rule took longer than this (a density that solves or integrates for
+# each point) is left to scipy from then on
+SLOW_RULE_S = 0.05
+_SLOW: set[type] = set()
+# the adaptive fallback (see _adaptive_moments): the mass within this of 1, and each
+# integral's error estimate within this share of it
+ADAPTIVE_MASS_TOL = 1e-8
+ADAPTIVE_REL_ERROR = 1e-8
+# ... and a moment counts as existing where |y|**(k+1) pdf(y) falls along these
+# distances from 0 (see _tails_decay)
+TAIL_PROBES = (1e1, 1e2, 1e4, 1e8, 1e16)
+TAIL_LIMIT = 1e-6
+TAIL_FALL = 0.01
+
+
+def _has_own(dist, name: str) -> bool:
+    return getattr(type(dist), name) is not getattr(_BASE, name)
+
+
+def _nodes(a: float, b: float, step: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(y, weight)`` of the double-exponential rule on ``(a, b)`` with ``step``, or
+    None where the support is empty or not ordered."""
+    if not a < b:
+        return None
+    t = np.arange(-T_MAX, T_MAX + 0.5 * step, step)
+    half_pi_cosh = 0.5 * np.pi * np.cosh(t)
+    s = 0.5 * np.pi * np.sinh(t)
+    if np.isfinite(a) and np.isfinite(b):
+        width = b - a
+        lower, upper = expit(2.0 * s), expit(-2.0 * s)  # (distances to each end / width)
+        y = np.where(lower <= 0.5, a + width * lower, b - width * upper)
+        return y, step * width * 2.0 * half_pi_cosh * lower * upper
+    if np.isfinite(a):
+        e = np.exp(s)
+        return a + e, step * e * half_pi_cosh
+    if np.isfinite(b):
+        e = np.exp(s)
+        return b - e, step * e * half_pi_cosh
+    return np.sinh(s), step * np.cosh(s) * half_pi_cosh
+
+
+def _rule(dist, shapes: tuple, count: int, step: float, support: tuple[float, float]):
+    """``(Σ w y**k pdf, Σ w |y|**k pdf)`` over k = 0..count at the nodes of ``step``;
+    None where the nodes' densities are not finite between the ends, where the mass
+    or a tail check fails (see the module docstring)."""
+    nodes = _nodes(*support, step)
+    if nodes is None:
+        return None
+    y, w = nodes
+    with np.errstate(all="ignore"):
+        density = np.asarray(dist._pdf(y, *(np.full(y.size, s) for s in shapes)),
+                             dtype=float)
+        if density.shape != y.shape:
+            return None
+        kept = np.flatnonzero(np.isfinite(density) & (w > 0))
+        if kept.size == 0 or kept[-1] - kept[0] + 1 != kept.size:
+            return None  # (only the ends may round away: a gap inside is a failure)
+        wk, yk = w[kept] * density[kept], y[kept]
+        terms = wk * yk[None, :] ** np.arange(0, count + 1)[:, None]
+        sums = terms.sum(axis=1)
+        magnitudes = np.abs(terms).sum(axis=1)
+    ends = np.abs(terms[:, [0, -1]]).max(axis=1)
+    if not (np.all(np.isfinite(sums)) and np.all(ends <= TAIL_SHARE * magnitudes)):
+        return None
+    if not abs(sums[0] - 1.0) <= MASS_TOL:
+        return None
+    return sums[1:], magnitudes[1:]
+
+
+def density_raw_moments(dist, shapes: tuple, count: int) -> np.ndarray | None:
+    """``E[Y**k]`` for k = 1..``count`` of ``Y ~ dist(*shapes)`` (loc 0, scale 1), or
+    None where scipy's own route should serve: the family has ``_stats`` or ``_munp``
+    of its own, or the rule does not settle for a family with a quantile function of
+    its own. Without one, the moments come from adaptive quadrature where the rule
+    does not settle (see :func:`_adaptive_moments`). NaN where the shapes are outside
+    the family's domain."""
+    if _has_own(dist, "_stats") or _has_own(dist, "_munp") or type(dist) in _SLOW:
+        return None
+    try:
+        if not np.all(dist._argcheck(*shapes)):
+            return np.full(count, np.nan)
+        support = tuple(float(v) for v in dist._get_support(*shapes))
+    except Exception:  # (a user's _argcheck or support that takes no floats)
+        return None
+    rules = []
+    for step in (COARSE_STEP, 0.5 * COARSE_STEP):
+        started = time.perf_counter()
+        try:
+            values = _rule(dist, shapes, count, step, support)
+        except Exception:  # (a user's _pdf that takes no arrays)
+            values = None
+        if time.perf_counter() - started > SLOW_RULE_S:
+            _SLOW.add(type(dist))
+            return None
+        if values is None:
+            break
+        rules.append(values)
+    if len(rules) == 2:
+        (coarse, _), (sums, magnitudes) = rules
+        if np.all(np.abs(sums - coarse) <= AGREE * magnitudes):
+            return sums
+    if _has_own(dist, "_ppf"):
+        return None  # (scipy's route integrates the quantile function: adaptive, fast)
+    return _adaptive_moments(dist, shapes, count, support)
+
+
+def _adaptive_moments(dist, shapes: tuple, count: int,
+                      support: tuple[float, float]) -> np.ndarray | None:
+    """``∫ y**k pdf(y) dy`` by adaptive quadrature (QUADPACK), for a density the rule
+    could not settle (a peak narrower than its nodes' spacing, a tail beyond them).
+    scipy's own route for a family without a quantile function integrates the
+    quantile function, each value of it a root of the cdf, itself an integral of the
+    density: 36 ms a point, 30 s a moment, where this takes a few ms. NaN where the
+    density does not integrate to 1 (within :data:`ADAPTIVE_MASS_TOL`) and for a
+    moment whose integral does not settle: the moments count as unknown there (a fit
+    by the method of moments steps away, as from a bad point) rather than waiting
+    minutes for scipy's route. None where ``_pdf`` raises."""
+    def integrand(y, k):
+        value = float(dist._pdf(np.array([y]), *(np.array([s]) for s in shapes))[0])
+        return y ** k * value if k else value
+
+    out = np.empty(count + 1)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            for k in range(count + 1):
+                if not _tails_decay(integrand, support, k):
+                    out[k] = np.inf if k % 2 == 0 else np.nan
+                    continue
+                value, error = integrate.quad(integrand, *support, args=(k,),
+                                              epsabs=0.0, epsrel=1e-12, limit=200)
+                out[k] = value if error <= ADAPTIVE_REL_ERROR * abs(value) else np.nan
+        except Exception:  # (a user's _pdf that takes no arrays)
+            return None
+    if not abs(out[0] - 1.0) <= ADAPTIVE_MASS_TOL:
+        return np.full(count, np.nan)
+    return out[1:]
+
+
+def _tails_decay(integrand, support: tuple[float, float], k: int) -> bool:
+    """Whether ``|y| * y**k pdf(y)`` falls towards 0 along each infinite end of the
+    support, as it must for ``∫ y**k pdf`` to converge: over the TAIL_PROBES distances
+    where it is finite (``pdf`` may be NaN far out, ``inf * 0``), at least two, it
+    ends below TAIL_LIMIT and below TAIL_FALL of its first value (or at 0). QUADPACK's
+    error estimate does not see a divergent tail: it returned -33.6, error estimate
+    1e-10, for the fourth moment of Student's t with 3 degrees of freedom."""
+    for end, sign in ((support[0], -1.0), (support[1], 1.0)):
+        if np.isfinite(end):
+            continue
+        values = [abs(y * integrand(sign * y, k)) for y in TAIL_PROBES]
+        values = [v for v in values if np.isfinite(v)]
+        if len(values) < 2 or not (values[-1] <= TAIL_LIMIT
+                                   and values[-1] <= TAIL_FALL * values[0]):
+            return False
+    return True
