@@ -13,7 +13,8 @@ a double-exponential rule (Takahasi & Mori, Publ. RIMS 9, 1974) fitted to the su
 tanh-sinh on a bounded interval, exp-sinh on a half-line, sinh-sinh on the line. Their
 node spacing shrinks double-exponentially towards the ends, which absorbs a density's
 singularities at a bounded end and reaches far into tails (``1e-30`` to ``1e30`` from
-the end). The rule is applied at two step sizes; its result stands only where
+the end of a half-line). The rule is applied at two step sizes; its result stands only
+where
 
 * the density integrates to 1 (within :data:`MASS_TOL`): a peak the nodes stepped over
   shows as missing mass;
@@ -48,8 +49,8 @@ from scipy.special import expit
 __all__ = ["density_raw_moments"]
 
 _BASE = stats.rv_continuous
-T_MAX = 4.5  # nodes t in [-T_MAX, T_MAX]: 1e-30 of a bounded support's width from its
-# ends, y from 1e-30 to 1e30 on a half-line
+T_MAX = 4.5  # nodes t in [-T_MAX, T_MAX]: to 1e-61 of a bounded support's width from
+# its ends, from 1e-30 to 1e30 away from the end of a half-line, to +-1e30 on the line
 # (a density's rule converges more slowly in the step than a quantile function's: the
 # Weibull density of shape 2.5 on the half-line integrates to 1 + 1.4e-7 at 1/8, 2e-13 at
 # 1/16 and to rounding at 1/32; vonmises_line(3.99) 1.3e-4, 4e-12, rounding)
