@@ -123,7 +123,8 @@ def singular_end_on_observation(dist, theta, nll, free) -> bool:
     base = nll(theta)
     if not np.isfinite(base):
         return False
-    for end, extreme, outward in ((ends[0], nll.zmin, -1.0), (ends[1], nll.zmax, 1.0)):
+    sides = ((ends[0], ends[1], nll.zmin, -1.0), (ends[1], ends[0], nll.zmax, 1.0))
+    for end, other, extreme, outward in sides:
         if not np.isfinite(end):
             continue
         gap = outward * (loc + scale * end - extreme)
@@ -131,7 +132,11 @@ def singular_end_on_observation(dist, theta, nll, free) -> bool:
             continue
         rise = []
         for factor in (0.1, 1e2, 1e4):
-            moved = _end_moved(theta, free, end, outward * (factor - 1.0) * gap)
+            # (the other end held: on the data too -- powerlaw with loc and scale free
+            # -- moving loc alone put the largest observation outside, the likelihood
+            # zero, and the singular end went unseen)
+            moved = _end_moved(theta, free, end, outward * (factor - 1.0) * gap,
+                               keep=other)
             if moved is None:
                 break
             rise.append(nll(moved) - base)
@@ -182,13 +187,22 @@ def snapped_to_edge(dist, theta, nll, free, floor: float) -> np.ndarray | None:
     return best
 
 
-def _end_moved(theta: np.ndarray, free, end: float, shift: float) -> np.ndarray | None:
+def _end_moved(theta: np.ndarray, free, end: float, shift: float,
+               keep: float = np.inf) -> np.ndarray | None:
     """``theta`` with the end ``loc + scale * end`` of the support moved by ``shift``:
     by loc where it is free (``free``: indices of free parameters), else by the scale
-    (not for an end at loc itself); None where neither can move it."""
+    (not for an end at loc itself); None where neither can move it. Where loc and scale
+    are both free and ``keep`` (the standard position of the other end) is finite, the
+    other end ``loc + scale * keep`` stays where it is (the scale takes up the shift)."""
     n_shapes = theta.size - 2
     moved = theta.copy()
-    if n_shapes in free:
+    if n_shapes in free and n_shapes + 1 in free and np.isfinite(keep) and keep != end:
+        held = theta[-2] + theta[-1] * keep
+        moved[-1] = theta[-1] + shift / (end - keep)
+        if not moved[-1] > 0.0:
+            return None
+        moved[-2] = held - moved[-1] * keep
+    elif n_shapes in free:
         moved[-2] = theta[-2] + shift
     elif n_shapes + 1 in free and end != 0.0:
         moved[-1] = theta[-1] + shift / end
