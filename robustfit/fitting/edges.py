@@ -111,7 +111,8 @@ def singular_end_on_observation(dist, theta, nll, free) -> bool:
     limits, and powerlaw with ``a = 0.5`` and loc the only free parameter converged
     next to the smallest observation, where that map flattens, claiming a maximum.
     The end is moved by ``loc`` where it is free (``free``: indices of free parameters),
-    else by the scale.
+    else by the scale; where both are free and the support has a finite other end, that
+    end is held where it is (see :func:`_end_moved`).
     """
     theta = np.asarray(theta, dtype=float)
     n_shapes = theta.size - 2
