@@ -170,7 +170,7 @@ def _adaptive_moments(dist, shapes: tuple, count: int,
     could not settle (a peak narrower than its nodes' spacing, a tail beyond them).
     scipy's own route for a family without a quantile function integrates the
     quantile function, each value of it a root of the cdf, itself an integral of the
-    density: 36 ms a point, 30 s a moment, where this takes a few ms. NaN where the
+    density: 36 ms a point, 2 s a moment, where this takes a few ms. NaN where the
     density does not integrate to 1 (within :data:`ADAPTIVE_MASS_TOL`) and for a
     moment whose integral does not settle: the moments count as unknown there (a fit
     by the method of moments steps away, as from a bad point) rather than waiting
