@@ -18,7 +18,7 @@ where
 
 * the density integrates to 1 (within :data:`MASS_TOL`): a peak the nodes stepped over
   shows as missing mass;
-* the two step sizes agree (within :data:`AGREE` of ``∫ |y|**k pdf``);
+* the two step sizes agree (within :data:`.quantile_moments.AGREE` of ``∫ |y|**k pdf``);
 * the outermost nodes carry at most :data:`TAIL_SHARE` of each integral: a moment that
   does not exist, or a tail beyond the nodes, does not pass.
 
@@ -39,28 +39,26 @@ True
 
 from __future__ import annotations
 
-import time
 import warnings
 
 import numpy as np
-from scipy import integrate, stats
+from scipy import integrate
 from scipy.special import expit
+
+from .quantile_moments import has_own, settled_rule
 
 __all__ = ["density_raw_moments"]
 
-_BASE = stats.rv_continuous
 T_MAX = 4.5  # nodes t in [-T_MAX, T_MAX]: to 1e-61 of a bounded support's width from
 # its ends, from 1e-30 to 1e30 away from the end of a half-line, to +-1e30 on the line
 # (a density's rule converges more slowly in the step than a quantile function's: the
 # Weibull density of shape 2.5 on the half-line integrates to 1 + 1.4e-7 at 1/8, 2e-13 at
 # 1/16 and to rounding at 1/32; vonmises_line(3.99) 1.3e-4, 4e-12, rounding)
 COARSE_STEP = 1.0 / 32.0
-AGREE = 1e-10  # the two step sizes agree to this share of the integral of |y|**k pdf
 MASS_TOL = 1e-9  # |∫ pdf - 1| at most this
 TAIL_SHARE = 1e-10  # the outermost kept node on each side carries at most this share
-# a family whose rule took longer than this (a density that solves or integrates for
-# each point) is left to scipy from then on
-SLOW_RULE_S = 0.05
+# families whose rule took longer than quantile_moments.SLOW_RULE_S (a density that
+# solves or integrates for each point), left to scipy from then on
 _SLOW: set[type] = set()
 # the adaptive fallback (see _adaptive_moments): the mass within this of 1, and each
 # integral's error estimate within this share of it
@@ -71,10 +69,6 @@ ADAPTIVE_REL_ERROR = 1e-8
 TAIL_PROBES = (1e1, 1e2, 1e4, 1e8, 1e16)
 TAIL_LIMIT = 1e-6
 TAIL_FALL = 0.01
-
-
-def _has_own(dist, name: str) -> bool:
-    return getattr(type(dist), name) is not getattr(_BASE, name)
 
 
 def _nodes(a: float, b: float, step: float) -> tuple[np.ndarray, np.ndarray] | None:
@@ -134,7 +128,7 @@ def density_raw_moments(dist, shapes: tuple, count: int) -> np.ndarray | None:
     its own. Without one, the moments come from adaptive quadrature where the rule
     does not settle (see :func:`_adaptive_moments`). NaN where the shapes are outside
     the family's domain."""
-    if _has_own(dist, "_stats") or _has_own(dist, "_munp") or type(dist) in _SLOW:
+    if has_own(dist, "_stats") or has_own(dist, "_munp") or type(dist) in _SLOW:
         return None
     try:
         if not np.all(dist._argcheck(*shapes)):
@@ -142,24 +136,11 @@ def density_raw_moments(dist, shapes: tuple, count: int) -> np.ndarray | None:
         support = tuple(float(v) for v in dist._get_support(*shapes))
     except Exception:  # (a user's _argcheck or support that takes no floats)
         return None
-    rules = []
-    for step in (COARSE_STEP, 0.5 * COARSE_STEP):
-        started = time.perf_counter()
-        try:
-            values = _rule(dist, shapes, count, step, support)
-        except Exception:  # (a user's _pdf that takes no arrays)
-            values = None
-        if time.perf_counter() - started > SLOW_RULE_S:
-            _SLOW.add(type(dist))
-            return None
-        if values is None:
-            break
-        rules.append(values)
-    if len(rules) == 2:
-        (coarse, _), (sums, magnitudes) = rules
-        if np.all(np.abs(sums - coarse) <= AGREE * magnitudes):
-            return sums
-    if _has_own(dist, "_ppf"):
+    sums = settled_rule(dist, lambda step: _rule(dist, shapes, count, step, support),
+                        COARSE_STEP, _SLOW)
+    if sums is not None or type(dist) in _SLOW:
+        return sums
+    if has_own(dist, "_ppf"):
         return None  # (scipy's route integrates the quantile function: adaptive, fast)
     return _adaptive_moments(dist, shapes, count, support)
 
@@ -176,8 +157,7 @@ def _adaptive_moments(dist, shapes: tuple, count: int,
     by the method of moments steps away, as from a bad point) rather than waiting
     minutes for scipy's route. None where ``_pdf`` raises."""
     def integrand(y, k):
-        value = float(dist._pdf(np.array([y]), *(np.array([s]) for s in shapes))[0])
-        return y ** k * value if k else value
+        return y ** k * float(dist._pdf(np.array([y]), *(np.array([s]) for s in shapes))[0])
 
     out = np.empty(count + 1)
     with warnings.catch_warnings(), np.errstate(all="ignore"):

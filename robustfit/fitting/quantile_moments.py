@@ -29,7 +29,7 @@ import numpy as np
 from scipy import stats
 from scipy.special import expit
 
-__all__ = ["quantile_raw_moments"]
+__all__ = ["has_own", "quantile_raw_moments", "settled_rule"]
 
 _BASE = stats.rv_continuous
 T_MAX = 4.5  # nodes t in [-T_MAX, T_MAX]: u and 1 - u reach 1e-61
@@ -54,29 +54,26 @@ def _nodes(step: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return u, q, step * np.pi * np.cosh(t) * u * q
 
 
-def _has_own(dist, name: str) -> bool:
+def has_own(dist, name: str) -> bool:
+    """Whether ``dist``'s class defines method ``name`` itself (not rv_continuous's)."""
     return getattr(type(dist), name) is not getattr(_BASE, name)
 
 
-def quantile_raw_moments(dist, shapes: tuple, count: int) -> np.ndarray | None:
-    """``E[Y**k]`` for k = 1..``count`` of ``Y ~ dist(*shapes)`` (loc 0, scale 1), or
-    None where scipy's own route should serve: the family has ``_stats`` or ``_munp``
-    of its own, or no explicit ``_ppf``, or the rule does not settle (see the module
-    docstring). NaN where the shapes are outside the family's domain."""
-    if _has_own(dist, "_stats") or _has_own(dist, "_munp") or not _has_own(dist, "_ppf") \
-            or type(dist) in _SLOW:
-        return None
-    if not np.all(dist._argcheck(*shapes)):
-        return np.full(count, np.nan)
+def settled_rule(dist, rule, coarse_step: float, slow: set) -> np.ndarray | None:
+    """The sums of ``rule(step) -> (sums, magnitudes) or None`` at ``coarse_step``
+    halved, where the rule at ``coarse_step`` agrees with them (within :data:`AGREE` of
+    the magnitudes); None where a rule fails, raises, or disagrees. A rule slower than
+    :data:`SLOW_RULE_S` adds ``type(dist)`` to ``slow`` (the caller then leaves the
+    family to scipy from then on)."""
     rules = []
-    for step in (COARSE_STEP, 0.5 * COARSE_STEP):
+    for step in (coarse_step, 0.5 * coarse_step):
         started = time.perf_counter()
         try:
-            values = _rule(dist, shapes, count, step)
-        except Exception:  # (a user's _ppf that takes no arrays: scipy's route serves)
-            return None
+            values = rule(step)
+        except Exception:  # (a user's method that takes no arrays)
+            values = None
         if time.perf_counter() - started > SLOW_RULE_S:
-            _SLOW.add(type(dist))  # (a quantile function by root-finding: ksone)
+            slow.add(type(dist))
             return None
         if values is None:
             return None
@@ -85,6 +82,21 @@ def quantile_raw_moments(dist, shapes: tuple, count: int) -> np.ndarray | None:
     if np.any(np.abs(sums - coarse) > AGREE * magnitudes):
         return None
     return sums
+
+
+def quantile_raw_moments(dist, shapes: tuple, count: int) -> np.ndarray | None:
+    """``E[Y**k]`` for k = 1..``count`` of ``Y ~ dist(*shapes)`` (loc 0, scale 1), or
+    None where scipy's own route should serve: the family has ``_stats`` or ``_munp``
+    of its own, or no explicit ``_ppf``, or the rule does not settle (see the module
+    docstring). NaN where the shapes are outside the family's domain."""
+    if has_own(dist, "_stats") or has_own(dist, "_munp") or not has_own(dist, "_ppf") \
+            or type(dist) in _SLOW:
+        return None
+    if not np.all(dist._argcheck(*shapes)):
+        return np.full(count, np.nan)
+    # (a quantile function by root-finding, ksone's, is too slow for the rule)
+    return settled_rule(dist, lambda step: _rule(dist, shapes, count, step), COARSE_STEP,
+                        _SLOW)
 
 
 def _rule(dist, shapes: tuple, count: int, step: float):
@@ -97,7 +109,7 @@ def _rule(dist, shapes: tuple, count: int, step: float):
     upper = ~lower
     with np.errstate(all="ignore"):
         y[lower] = dist._ppf(u[lower], *(np.full(lower.sum(), s) for s in shapes))
-        if _has_own(dist, "_isf"):
+        if has_own(dist, "_isf"):
             y[upper] = dist._isf(q[upper], *(np.full(upper.sum(), s) for s in shapes))
         else:
             y[upper] = dist._ppf(u[upper], *(np.full(upper.sum(), s) for s in shapes))
