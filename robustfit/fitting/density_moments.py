@@ -155,7 +155,8 @@ def _adaptive_moments(dist, shapes: tuple, count: int,
     density does not integrate to 1 (within :data:`ADAPTIVE_MASS_TOL`) and for a
     moment whose integral does not settle: the moments count as unknown there (a fit
     by the method of moments steps away, as from a bad point) rather than waiting
-    minutes for scipy's route. None where ``_pdf`` raises."""
+    minutes for scipy's route. None where ``_pdf`` raises or the density does not
+    integrate over its support (scipy's route then serves)."""
     def integrand(y, k):
         return y ** k * float(dist._pdf(np.array([y]), *(np.array([s]) for s in shapes))[0])
 
@@ -172,6 +173,10 @@ def _adaptive_moments(dist, shapes: tuple, count: int,
                 out[k] = value if error <= ADAPTIVE_REL_ERROR * abs(value) else np.nan
         except Exception:  # (a user's _pdf that takes no arrays)
             return None
+    if out[0] == np.inf:
+        # (not integrable on its declared support: vonmises, periodic on the whole line,
+        # whose moments scipy takes over one period from its own cdf)
+        return None
     if not abs(out[0] - 1.0) <= ADAPTIVE_MASS_TOL:
         return np.full(count, np.nan)
     return out[1:]
