@@ -40,12 +40,14 @@ True
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 from scipy import integrate
 from scipy.special import expit
 
-from .quantile_moments import has_own, settled_rule
+from .accurate_logpdf import accurate_logpdf
+from .quantile_moments import has_own, moments_left_to_integration, settled_rule
 
 __all__ = ["density_raw_moments"]
 
@@ -55,6 +57,7 @@ T_MAX = 4.5  # nodes t in [-T_MAX, T_MAX]: to 1e-61 of a bounded support's width
 # Weibull density of shape 2.5 on the half-line integrates to 1 + 1.4e-7 at 1/8, 2e-13 at
 # 1/16 and to rounding at 1/32; vonmises_line(3.99) 1.3e-4, 4e-12, rounding)
 COARSE_STEP = 1.0 / 32.0
+FINE_STEP = 1.0 / 64.0  # (the first step of the rules fitted to where the mass is)
 MASS_TOL = 1e-9  # |∫ pdf - 1| at most this
 TAIL_SHARE = 1e-10  # the outermost kept node on each side carries at most this share
 # families whose rule took longer than quantile_moments.SLOW_RULE_S (a density that
@@ -71,9 +74,21 @@ TAIL_LIMIT = 1e-6
 TAIL_FALL = 0.01
 
 
-def _nodes(a: float, b: float, step: float) -> tuple[np.ndarray, np.ndarray] | None:
+def _pdf(dist) -> Callable:
+    """The family's density, ``dist._pdf``'s arguments: robustfit's accurate one where
+    scipy's own cancels (:mod:`.accurate_logpdf`: kappa4 next to ``h = 0`` or
+    ``k = 0``, where a fit by the method of moments may wander)."""
+    accurate = accurate_logpdf(dist)
+    if accurate is None:
+        return dist._pdf
+    return lambda y, *shapes: np.exp(accurate(y, *shapes))
+
+
+def _nodes(a: float, b: float, step: float,
+           reach: float = 1.0) -> tuple[np.ndarray, np.ndarray] | None:
     """``(y, weight)`` of the double-exponential rule on ``(a, b)`` with ``step``, or
-    None where the support is empty or not ordered."""
+    None where the support is empty or not ordered. On a half-line the nodes are at
+    ``reach`` times ``e**(π/2 sinh t)`` from its end."""
     if not a < b:
         return None
     t = np.arange(-T_MAX, T_MAX + 0.5 * step, step)
@@ -85,24 +100,67 @@ def _nodes(a: float, b: float, step: float) -> tuple[np.ndarray, np.ndarray] | N
         y = np.where(lower <= 0.5, a + width * lower, b - width * upper)
         return y, step * width * 2.0 * half_pi_cosh * lower * upper
     if np.isfinite(a):
-        e = np.exp(s)
+        e = reach * np.exp(s)
         return a + e, step * e * half_pi_cosh
     if np.isfinite(b):
-        e = np.exp(s)
+        e = reach * np.exp(s)
         return b - e, step * e * half_pi_cosh
     return np.sinh(s), step * np.cosh(s) * half_pi_cosh
 
 
-def _rule(dist, shapes: tuple, count: int, step: float, support: tuple[float, float]):
-    """``(Σ w y**k pdf, Σ w |y|**k pdf)`` over k = 0..count at the nodes of ``step``;
-    None where the nodes' densities are not finite between the ends, where the mass
-    or a tail check fails (see the module docstring)."""
-    nodes = _nodes(*support, step)
+def _placement_at_mass(dist, shapes: tuple, support: tuple[float, float]):
+    """A node placement ``step -> (y, weight) or None`` fitted to where a pilot of the
+    rule (step 1/8) finds the density's mass, for where the rule fitted to the support
+    does not settle; None where the pilot finds none. kappa4(0, -0.05) lives on
+    (-20, inf) with its mass near 0, 20 away from the end, where nodes at unit reach
+    are 2 apart against a spread of 1.3: its mass came to 0.968 and 1.0004 at steps
+    1/32 and 1/64; kappa4(1e-7, 0.0127) puts its mass near 0.5 on (-17.9, 78.7)
+    (1.012 and 0.999996). So: the support split at the pilot's heaviest node, the
+    rule fitted to each part (nodes gathering at both ends of each, so at the split),
+    an infinite part's nodes reaching as far as the pilot's spread."""
+    a, b = support
+    y, w = _nodes(a, b, 0.125)
+    with np.errstate(all="ignore"):
+        mass = w * np.asarray(_pdf(dist)(y, *(np.full(y.size, s) for s in shapes)),
+                              dtype=float)
+    if mass.shape != y.shape:
+        return None
+    mass = np.where(np.isfinite(mass) & (mass > 0), mass, 0.0)
+    total = float(np.sum(mass))
+    if not (np.isfinite(total) and total > 0):
+        return None
+    centre = float(y[np.argmax(mass)])
+    with np.errstate(all="ignore"):
+        spread = float(np.sqrt(np.sum(mass * (y - centre) ** 2) / total))
+    if not (np.isfinite(spread) and spread > 0):
+        return None
+    return lambda step: _split_nodes(a, b, centre, spread, step)
+
+
+def _split_nodes(a: float, b: float, centre: float, spread: float,
+                 step: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(y, weight)`` of the rules on ``(a, centre)`` and ``(centre, b)`` together, in
+    order: their nodes gather at both ends of each part, so at ``centre`` too, and an
+    infinite part's reach is ``spread``."""
+    if not a < centre < b:
+        return None
+    parts = [_nodes(a, centre, step, spread), _nodes(centre, b, step, spread)]
+    y = np.concatenate([part[0] for part in parts])
+    w = np.concatenate([part[1] for part in parts])
+    order = np.argsort(y, kind="stable")
+    return y[order], w[order]
+
+
+def _rule(dist, shapes: tuple, count: int, step: float, placement):
+    """``(Σ w y**k pdf, Σ w |y|**k pdf)`` over k = 0..count at the nodes ``placement``
+    puts at ``step``; None where the nodes' densities are not finite between the ends,
+    where the mass or a tail check fails (see the module docstring)."""
+    nodes = placement(step)
     if nodes is None:
         return None
     y, w = nodes
     with np.errstate(all="ignore"):
-        density = np.asarray(dist._pdf(y, *(np.full(y.size, s) for s in shapes)),
+        density = np.asarray(_pdf(dist)(y, *(np.full(y.size, s) for s in shapes)),
                              dtype=float)
         if density.shape != y.shape:
             return None
@@ -123,12 +181,13 @@ def _rule(dist, shapes: tuple, count: int, step: float, support: tuple[float, fl
 
 def density_raw_moments(dist, shapes: tuple, count: int) -> np.ndarray | None:
     """``E[Y**k]`` for k = 1..``count`` of ``Y ~ dist(*shapes)`` (loc 0, scale 1), or
-    None where scipy's own route should serve: the family has ``_stats`` or ``_munp``
-    of its own, or the rule does not settle for a family with a quantile function of
+    None where scipy's own route should serve: the family's own closed forms
+    (``_munp``, or a ``_stats`` that computes a statistic itself), or the rule does not
+    settle for a family with a quantile function of
     its own. Without one, the moments come from adaptive quadrature where the rule
     does not settle (see :func:`_adaptive_moments`). NaN where the shapes are outside
     the family's domain."""
-    if has_own(dist, "_stats") or has_own(dist, "_munp") or type(dist) in _SLOW:
+    if type(dist) in _SLOW:
         return None
     try:
         if not np.all(dist._argcheck(*shapes)):
@@ -136,13 +195,44 @@ def density_raw_moments(dist, shapes: tuple, count: int) -> np.ndarray | None:
         support = tuple(float(v) for v in dist._get_support(*shapes))
     except Exception:  # (a user's _argcheck or support that takes no floats)
         return None
-    sums = settled_rule(dist, lambda step: _rule(dist, shapes, count, step, support),
-                        COARSE_STEP, _SLOW)
-    if sums is not None or type(dist) in _SLOW:
-        return sums
-    if has_own(dist, "_ppf"):
-        return None  # (scipy's route integrates the quantile function: adaptive, fast)
-    return _adaptive_moments(dist, shapes, count, support)
+    existing = moments_left_to_integration(dist, shapes, count)
+    if existing is None:
+        return None
+    at_mass = []  # (the placement fitted to the mass, once asked for)
+
+    def settled(number: int) -> np.ndarray | None:
+        sums = settled_rule(dist, lambda step: _rule(
+            dist, shapes, number, step, lambda s: _nodes(*support, s)), COARSE_STEP, _SLOW)
+        if sums is not None or type(dist) in _SLOW:
+            return sums
+        if not at_mass:
+            try:
+                at_mass.append(_placement_at_mass(dist, shapes, support))
+            except Exception:  # (a user's _pdf that takes no arrays)
+                at_mass.append(None)
+        if at_mass[0] is None:
+            return None
+        return settled_rule(dist, lambda step: _rule(dist, shapes, number, step,
+                                                     at_mass[0]), FINE_STEP, _SLOW)
+
+    out = np.full(count, np.nan)
+    for number in range(count, existing, -1):
+        # (the moments its _stats says do not exist, where the rule settles for them:
+        # see quantile_moments.quantile_raw_moments)
+        sums = settled(number)
+        if sums is not None and np.all(np.isfinite(sums)):
+            out[:number] = sums
+            return out
+    if existing == 0:
+        return out
+    sums = settled(existing)
+    if sums is None and type(dist) not in _SLOW and not has_own(dist, "_ppf"):
+        # (with a quantile function, scipy's route integrates it: adaptive, fast)
+        sums = _adaptive_moments(dist, shapes, existing, support)
+    if sums is None:
+        return None
+    out[:existing] = sums
+    return out
 
 
 def _adaptive_moments(dist, shapes: tuple, count: int,
@@ -157,8 +247,10 @@ def _adaptive_moments(dist, shapes: tuple, count: int,
     by the method of moments steps away, as from a bad point) rather than waiting
     minutes for scipy's route. None where ``_pdf`` raises or the density does not
     integrate over its support (scipy's route then serves)."""
+    density = _pdf(dist)
+
     def integrand(y, k):
-        return y ** k * float(dist._pdf(np.array([y]), *(np.array([s]) for s in shapes))[0])
+        return y ** k * float(density(np.array([y]), *(np.array([s]) for s in shapes))[0])
 
     out = np.empty(count + 1)
     with warnings.catch_warnings(), np.errstate(all="ignore"):

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..moments import Moments
 from .density_moments import density_raw_moments
-from .quantile_moments import quantile_raw_moments
+from .quantile_moments import adaptive_quantile_moments, quantile_raw_moments
 
 # a system counts as solved where every weighted residual is at most this: relative
 # errors of 1e-6 in the moments (mean and spread: of the data's standard deviation).
@@ -188,12 +188,19 @@ def _skewness(dist, shapes: tuple) -> float:
 def standard_raw_moments(dist, shapes: tuple, count: int) -> np.ndarray | None:
     """``E[Y**k]``, k = 1..``count``, of the standard member ``dist(*shapes)`` by one
     of the quadrature rules (:mod:`.quantile_moments` for an explicit quantile
-    function, else :mod:`.density_moments`), or None where neither serves and scipy's
-    own route should (a family with statistics or moments of its own, or a rule that
-    did not settle)."""
+    function, else :mod:`.density_moments`; then adaptive quadrature of the quantile
+    function), or None where none serves and scipy's own route should (a family with
+    statistics or moments of its own, or integrals that did not settle)."""
     standard = quantile_raw_moments(dist, shapes, count)
+    if standard is None or not np.all(np.isfinite(standard)):
+        # (a moment the quantile rule could not reach, kappa4's without ``_isf``, may
+        # be the density rule's; see density_moments.density_raw_moments)
+        by_density = density_raw_moments(dist, shapes, count)
+        if by_density is not None and (standard is None or np.sum(np.isfinite(
+                by_density)) > np.sum(np.isfinite(standard))):
+            standard = by_density
     if standard is None:
-        standard = density_raw_moments(dist, shapes, count)
+        standard = adaptive_quantile_moments(dist, shapes, count)
     return standard
 
 

@@ -11,8 +11,16 @@ import robustfit
 from robustfit.fitting.moment_fit import raw_moments
 from robustfit.fitting.quantile_moments import quantile_raw_moments
 
-SERVED = [(name, shapes) for name, shapes in distcont
-          if quantile_raw_moments(getattr(stats, name), shapes, 1) is not None]
+
+def _served(name, shapes):
+    with np.errstate(all="ignore"):
+        moments = quantile_raw_moments(getattr(stats, name), shapes, 4)
+    return moments is not None and np.isfinite(moments[0])
+
+
+# (families whose moments exist and the rule settles for; cauchy's and the like are
+# NaN: tests/fitting/test_deferred_moments.py)
+SERVED = [(name, shapes) for name, shapes in distcont if _served(name, shapes)]
 
 
 def _quad_moments(dist, shapes, count):
@@ -35,7 +43,10 @@ def test_moments_agree_with_tight_quadrature(name, shapes):
     with np.errstate(all="ignore"):
         reference = _quad_moments(dist, shapes, 4)
     rtol = 1e-8 if name == "kstwobign" else 1e-11  # (its pdf is a series: quad 1e-9)
-    np.testing.assert_allclose(quantile_raw_moments(dist, shapes, 4), reference, rtol=rtol)
+    got = quantile_raw_moments(dist, shapes, 4)
+    existing = int(np.sum(np.isfinite(got)))
+    assert np.all(np.isfinite(got[:existing]))  # (NaN only beyond the moments that exist)
+    np.testing.assert_allclose(got[:existing], reference[:existing], rtol=rtol)
 
 
 def test_location_and_scale_are_applied_as_scipy_does():
