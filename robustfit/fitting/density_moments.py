@@ -109,17 +109,42 @@ def _nodes(a: float, b: float, step: float,
 
 
 def _placement_at_mass(dist, shapes: tuple, support: tuple[float, float]):
-    """A node placement ``step -> (y, weight) or None`` fitted to where a pilot of the
-    rule (step 1/8) finds the density's mass, for where the rule fitted to the support
-    does not settle; None where the pilot finds none. kappa4(0, -0.05) lives on
+    """A node placement ``step -> (y, weight) or None`` fitted to where the density's
+    mass is (the quartiles of the family's own quantile function, else a pilot of the
+    rule, step 1/8), for where the rule fitted to the support does not settle; None
+    where neither finds it. kappa4(0, -0.05) lives on
     (-20, inf) with its mass near 0, 20 away from the end, where nodes at unit reach
     are 2 apart against a spread of 1.3: its mass came to 0.968 and 1.0004 at steps
     1/32 and 1/64; kappa4(1e-7, 0.0127) puts its mass near 0.5 on (-17.9, 78.7)
-    (1.012 and 0.999996). So: the support split at the pilot's heaviest node, the
-    rule fitted to each part (nodes gathering at both ends of each, so at the split),
-    an infinite part's nodes reaching as far as the pilot's spread."""
+    (1.012 and 0.999996). So: the support split at the median (or the pilot's
+    heaviest node), the rule fitted to each part (nodes gathering at both ends of
+    each, so at the split), an infinite part's nodes reaching as far as the spread."""
     a, b = support
-    y, w = _nodes(a, b, 0.125)
+    found = _quartiles(dist, shapes) or _pilot(dist, shapes, support)
+    if found is None:
+        return None
+    centre, spread = found
+    return lambda step: _split_nodes(a, b, centre, spread, step)
+
+
+def _quartiles(dist, shapes: tuple) -> tuple[float, float] | None:
+    """``(median, interquartile range)`` from the family's own quantile function, or
+    None (kappa4(0, 0.001) puts its mass of width 1.3 on (-inf, 1000), 1000 from the
+    end: the pilot's nodes there are 200 apart and found none of it)."""
+    if not has_own(dist, "_ppf"):
+        return None
+    with np.errstate(all="ignore"):
+        q = np.asarray(dist._ppf(np.array([0.25, 0.5, 0.75]),
+                                 *(np.full(3, s) for s in shapes)), dtype=float)
+    if q.shape != (3,) or not (np.all(np.isfinite(q)) and q[0] < q[1] < q[2]):
+        return None
+    return float(q[1]), float(q[2] - q[0])
+
+
+def _pilot(dist, shapes: tuple, support: tuple[float, float]) -> tuple[float, float] | None:
+    """``(heaviest node, spread)`` of the density's mass at the rule's nodes at step
+    1/8, or None where they find none."""
+    y, w = _nodes(*support, 0.125)
     with np.errstate(all="ignore"):
         mass = w * np.asarray(_pdf(dist)(y, *(np.full(y.size, s) for s in shapes)),
                               dtype=float)
@@ -134,7 +159,7 @@ def _placement_at_mass(dist, shapes: tuple, support: tuple[float, float]):
         spread = float(np.sqrt(np.sum(mass * (y - centre) ** 2) / total))
     if not (np.isfinite(spread) and spread > 0):
         return None
-    return lambda step: _split_nodes(a, b, centre, spread, step)
+    return centre, spread
 
 
 def _split_nodes(a: float, b: float, centre: float, spread: float,
