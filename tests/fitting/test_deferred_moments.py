@@ -53,7 +53,8 @@ def test_moments_that_do_not_exist_are_nan():
                                                   ((0.0, -0.3), 3), ((-0.1, 0.0), 4)])
 def test_moments_scipy_counts_as_missing_are_computed_where_they_exist(shapes, existing):
     # scipy's kappa4 counts int(-k/h) moments for h < 0 <= k (its lower tail falls as
-    # |y|**(1/(h k)): 99 at h = -0.1, k = 0.1) and int(-1/k) for k < 0 (3.33 -> 3)
+    # |y|**(1/(h k)): 99 at h = -0.1, k = 0.1) and those below int(-1/k) for k < 0
+    # (two at k = -0.3, where three exist)
     told = moments_left_to_integration(stats.kappa4, shapes, 4)
     assert told < existing
     got = standard_raw_moments(stats.kappa4, shapes, 4)
@@ -95,3 +96,12 @@ def test_density_rule_finds_mass_far_from_the_support_end():
     got = density_raw_moments(stats.kappa4, shapes, 4)
     want = [stats.genextreme.moment(j, 0.02) for j in range(1, 5)]
     np.testing.assert_allclose(got, want, rtol=1e-9)
+
+
+@pytest.mark.parametrize("chi", [0.1, 1.0, 8.0])
+def test_argus_statistics_left_to_integration_come_from_the_rule(chi):
+    # argus's _stats gives its mean and variance and leaves skewness and kurtosis
+    got = standard_raw_moments(stats.argus, (chi,), 4)
+    mean, variance = stats.argus._stats(chi)[:2]
+    np.testing.assert_allclose(got[:2], [mean, variance + mean ** 2], rtol=1e-13)
+    np.testing.assert_allclose(got[2:], _quad(stats.argus, (chi,), 4)[2:], rtol=1e-9)
