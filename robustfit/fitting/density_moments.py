@@ -47,7 +47,7 @@ from scipy import integrate
 from scipy.special import expit
 
 from .accurate_logpdf import accurate_logpdf
-from .quantile_moments import has_own, moments_left_to_integration, settled_rule
+from .quantile_moments import has_own, leading_moments, moments_left_to_integration, settled_rule
 
 __all__ = ["density_raw_moments"]
 
@@ -240,24 +240,17 @@ def density_raw_moments(dist, shapes: tuple, count: int) -> np.ndarray | None:
         return settled_rule(dist, lambda step: _rule(dist, shapes, number, step,
                                                      at_mass[0]), FINE_STEP, _SLOW)
 
-    out = np.full(count, np.nan)
-    for number in range(count, existing, -1):
-        # (the moments its _stats says do not exist, where the rule settles for them:
-        # see quantile_moments.quantile_raw_moments)
+    def moments(number: int) -> np.ndarray | None:
         sums = settled(number)
-        if sums is not None and np.all(np.isfinite(sums)):
-            out[:number] = sums
-            return out
-    if existing == 0:
-        return out
-    sums = settled(existing)
-    if sums is None and type(dist) not in _SLOW and not has_own(dist, "_ppf"):
-        # (with a quantile function, scipy's route integrates it: adaptive, fast)
-        sums = _adaptive_moments(dist, shapes, existing, support)
-    if sums is None:
-        return None
-    out[:existing] = sums
-    return out
+        if sums is None and number == existing and type(dist) not in _SLOW \
+                and not has_own(dist, "_ppf"):
+            # (with a quantile function, scipy's route integrates it: adaptive, fast)
+            sums = _adaptive_moments(dist, shapes, existing, support)
+        return sums
+
+    # (beyond the moments its _stats says exist, where the rule settles for them: see
+    # quantile_moments.quantile_raw_moments)
+    return leading_moments(count, existing, moments)
 
 
 def _adaptive_moments(dist, shapes: tuple, count: int,

@@ -29,6 +29,7 @@ from scipy import stats
 
 from .closed_form import closed_form_mle
 from .likelihood import support, valid_shapes
+from .quantile_moments import own_statistics
 from .quantiles import standard_quantiles
 from .spec import shape_domain
 from .tight_ends import shape_ends
@@ -129,11 +130,7 @@ def _private_mean_var(dist, shapes) -> tuple | None:
     out = None
     if _overrides(dist, "_stats"):
         try:
-            with np.errstate(all="ignore"):
-                if getattr(dist, "_stats_has_moments", False):
-                    out = dist._stats(*shapes, moments="mv")
-                else:
-                    out = dist._stats(*shapes)
+            out = own_statistics(dist, shapes, "mv")
         except Exception:
             return None
         if out is None or len(out) < 2:

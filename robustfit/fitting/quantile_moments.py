@@ -30,8 +30,9 @@ import numpy as np
 from scipy import integrate, stats
 from scipy.special import expit
 
-__all__ = ["adaptive_quantile_moments", "has_own", "moments_left_to_integration",
-           "quantile_raw_moments", "settled_rule"]
+__all__ = ["adaptive_quantile_moments", "has_own", "leading_moments",
+           "moments_left_to_integration", "own_statistics", "quantile_raw_moments",
+           "settled_rule"]
 
 _BASE = stats.rv_continuous
 T_MAX = 4.5  # nodes t in [-T_MAX, T_MAX]: u and 1 - u reach 1e-61
@@ -60,6 +61,15 @@ def _nodes(step: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def has_own(dist, name: str) -> bool:
     """Whether ``dist``'s class defines method ``name`` itself (not rv_continuous's)."""
     return getattr(type(dist), name) is not getattr(_BASE, name)
+
+
+def own_statistics(dist, shapes: tuple, moments: str):
+    """What the family's own ``_stats`` returns for ``shapes`` (at loc 0, scale 1),
+    ``moments`` passed where it takes them, as ``dist.stats`` calls it."""
+    with np.errstate(all="ignore"):
+        if getattr(dist, "_stats_has_moments", False):
+            return dist._stats(*shapes, moments=moments)
+        return dist._stats(*shapes)
 
 
 def settled_rule(dist, rule, coarse_step: float, slow: set) -> np.ndarray | None:
@@ -118,6 +128,16 @@ def _on_existing(dist, shapes: tuple, count: int, moments,
     existing = moments_left_to_integration(dist, shapes, count)
     if existing is None:
         return None
+    return leading_moments(count, existing, moments, beyond_told)
+
+
+def leading_moments(count: int, existing: int, moments,
+                    beyond_told: bool = True) -> np.ndarray | None:
+    """``count`` moments: ``moments(m)`` in the first ``m`` entries, NaN after, with
+    ``m = existing`` (None where ``moments(existing)`` is None) or, with
+    ``beyond_told``, the largest ``m`` from ``count`` down to ``existing + 1`` whose
+    moments are all finite (those a family's ``_stats`` calls nonexistent, where a
+    rule settles for them)."""
     out = np.full(count, np.nan)
     for number in range(count, existing, -1) if beyond_told else ():
         sums = moments(number)
@@ -211,11 +231,7 @@ def deferred_statistics(dist, shapes: tuple, count: int) -> int | None:
     are told (mean, variance, skewness, kurtosis).
     """
     try:
-        with np.errstate(all="ignore"):
-            if getattr(dist, "_stats_has_moments", False):
-                told = dist._stats(*shapes, moments="mvsk")
-            else:
-                told = dist._stats(*shapes)
+        told = own_statistics(dist, shapes, "mvsk")
     except Exception:  # (a user's _stats that takes no scalars)
         return None
     if not isinstance(told, (tuple, list)):
