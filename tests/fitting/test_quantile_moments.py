@@ -89,6 +89,16 @@ def test_a_moment_that_does_not_exist_is_left_to_scipy():
                                    rtol=1e-6)
 
 
+def test_a_divergent_moment_is_unknown_not_quadpacks_number():
+    # QUADPACK "settles" the divergent ∫ (1 - u)**(-4/3) at -3; the adaptive fallback
+    # checks that the integrand falls towards the ends first
+    from robustfit.fitting.moment_fit import standard_raw_moments
+    dist = _ParetoQuantile(a=1.0, name="pareto_quantile")
+    got = standard_raw_moments(dist, (), 4)
+    np.testing.assert_allclose(got[:2], [1.5, 3.0], rtol=1e-9)
+    assert np.all(np.isnan(got[2:]))
+
+
 def test_a_fit_by_moments_of_halfgennorm_takes_well_under_a_second():
     # scipy integrates its moments (0.1-0.3 s a set): the fit took 17-74 s
     x = stats.halfgennorm.rvs(0.675, size=300, random_state=np.random.default_rng(13))
