@@ -242,14 +242,11 @@ def density_raw_moments(dist, shapes: tuple, count: int) -> np.ndarray | None:
 
     def moments(number: int) -> np.ndarray | None:
         sums = settled(number)
-        if sums is None and number == existing and type(dist) not in _SLOW \
-                and not has_own(dist, "_ppf"):
+        if sums is None and type(dist) not in _SLOW and not has_own(dist, "_ppf"):
             # (with a quantile function, scipy's route integrates it: adaptive, fast)
-            sums = _adaptive_moments(dist, shapes, existing, support)
+            sums = _adaptive_moments(dist, shapes, number, support)
         return sums
 
-    # (beyond the moments its _stats says exist, where the rule settles for them: see
-    # quantile_moments.quantile_raw_moments)
     return leading_moments(count, existing, moments)
 
 

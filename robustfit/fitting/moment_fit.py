@@ -192,13 +192,8 @@ def standard_raw_moments(dist, shapes: tuple, count: int) -> np.ndarray | None:
     function), or None where none serves and scipy's own route should (a family with
     statistics or moments of its own, or integrals that did not settle)."""
     standard = quantile_raw_moments(dist, shapes, count)
-    if standard is None or not np.all(np.isfinite(standard)):
-        # (a moment the quantile rule could not reach, kappa4's without ``_isf``, may
-        # be the density rule's; see density_moments.density_raw_moments)
-        by_density = density_raw_moments(dist, shapes, count)
-        if by_density is not None and (standard is None or np.sum(np.isfinite(
-                by_density)) > np.sum(np.isfinite(standard))):
-            standard = by_density
+    if standard is None:
+        standard = density_raw_moments(dist, shapes, count)
     if standard is None:
         standard = adaptive_quantile_moments(dist, shapes, count)
     return standard

@@ -23,12 +23,16 @@ True
 
 from __future__ import annotations
 
+import math
 import time
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 from scipy import integrate, stats
 from scipy.special import expit
+
+from .families import scipy_family_entry
 
 __all__ = ["adaptive_quantile_moments", "has_own", "leading_moments",
            "moments_left_to_integration", "own_statistics", "quantile_raw_moments",
@@ -104,24 +108,17 @@ def quantile_raw_moments(dist, shapes: tuple, count: int) -> np.ndarray | None:
     a ``_stats`` that computes a statistic itself (see :func:`deferred_statistics`), or
     no explicit ``_ppf``, or the rule does not settle (see the module docstring). NaN
     where the shapes are outside the family's domain, and for the moments its
-    ``_stats`` says do not exist, unless the rule settles for them: a moment whose
-    integral diverges leaves mass at the rule's outermost nodes, and it does not.
-    scipy's kappa4 with ``h < 0 <= k`` counts ``-k/h`` moments, but its lower tail
-    falls as ``|y|**(1/(h k))``: at ``h = -0.1, k = 0.1`` that is one moment for 99."""
+    ``_stats`` says do not exist (see :func:`deferred_statistics`)."""
     # (a quantile function by root-finding, ksone's, is too slow for the rule)
     return _on_existing(dist, shapes, count, lambda existing: settled_rule(
-        dist, lambda step: _rule(dist, shapes, existing, step), COARSE_STEP, _SLOW),
-        beyond_told=True)
+        dist, lambda step: _rule(dist, shapes, existing, step), COARSE_STEP, _SLOW))
 
 
-def _on_existing(dist, shapes: tuple, count: int, moments,
-                 beyond_told: bool = False) -> np.ndarray | None:
+def _on_existing(dist, shapes: tuple, count: int, moments) -> np.ndarray | None:
     """``moments(m)`` for the ``m`` leading moments that exist, NaN beyond (and for
     shapes outside the family's domain); None where the family does not qualify (no
     explicit quantile function, a slow one, closed forms of its own) or ``moments``
-    returns None. ``beyond_told``: where the family's ``_stats`` says fewer exist,
-    first try more of them, from all ``count`` down, and keep the first that are all
-    finite."""
+    returns None."""
     if not has_own(dist, "_ppf") or type(dist) in _SLOW:
         return None
     if not np.all(dist._argcheck(*shapes)):
@@ -129,22 +126,13 @@ def _on_existing(dist, shapes: tuple, count: int, moments,
     existing = moments_left_to_integration(dist, shapes, count)
     if existing is None:
         return None
-    return leading_moments(count, existing, moments, beyond_told)
+    return leading_moments(count, existing, moments)
 
 
-def leading_moments(count: int, existing: int, moments,
-                    beyond_told: bool = True) -> np.ndarray | None:
-    """``count`` moments: ``moments(m)`` in the first ``m`` entries, NaN after, with
-    ``m = existing`` (None where ``moments(existing)`` is None) or, with
-    ``beyond_told``, the largest ``m`` from ``count`` down to ``existing + 1`` whose
-    moments are all finite (those a family's ``_stats`` calls nonexistent, where a
-    rule settles for them)."""
+def leading_moments(count: int, existing: int, moments) -> np.ndarray | None:
+    """``count`` moments: ``moments(existing)`` in the first ``existing`` entries, NaN
+    after; None where ``moments(existing)`` is None."""
     out = np.full(count, np.nan)
-    for number in range(count, existing, -1) if beyond_told else ():
-        sums = moments(number)
-        if sums is not None and np.all(np.isfinite(sums)):
-            out[:number] = sums
-            return out
     if existing == 0:
         return out
     sums = moments(existing)
@@ -237,6 +225,27 @@ def moments_left_to_integration(dist, shapes: tuple, count: int) -> int | None:
     return deferred_statistics(dist, shapes, count)
 
 
+def _kappa4_existing(count: int, h: float, k: float) -> int:
+    """How many of kappa4's first ``count`` moments exist: those of order below
+    ``-1/k`` where ``k < 0`` (its upper tail falls as ``y**(1/k)``) and below
+    ``-1/(h k)`` where ``h < 0 < k`` (its lower tail as ``|y|**(1/(h k))``); all of
+    them otherwise. scipy's ``_stats`` counts ``int(-k/h)`` in the second case (one at
+    ``h = -0.1, k = 0.1``, where 99 exist; none at ``k = 0``, where the lower tail is
+    exponential) and those below ``int(-1/k)`` in the first (two at ``k = -0.3``,
+    where three exist)."""
+    if k < 0:
+        bound = -1.0 / k
+    elif h < 0 < k:
+        bound = -1.0 / (h * k)
+    else:
+        return count
+    return int(min(count, math.ceil(bound) - 1)) if math.isfinite(bound) else count
+
+
+# families whose _stats says which moments exist, and says it wrongly somewhere
+_EXISTING: dict[str, Callable[..., int]] = {"kappa4": _kappa4_existing}
+
+
 def deferred_statistics(dist, shapes: tuple, count: int) -> int | None:
     """How many of the first ``count`` moments exist, where the family's own ``_stats``
     leaves one of them to integration; None where it computes all of them itself (its
@@ -254,6 +263,9 @@ def deferred_statistics(dist, shapes: tuple, count: int) -> int | None:
         told = own_statistics(dist, shapes, "mvsk")
     except Exception:  # (a user's _stats that takes no scalars)
         return None
+    corrected = scipy_family_entry(dist, _EXISTING)
+    if corrected is not None:
+        return corrected(count, *(float(s) for s in shapes))
     if not isinstance(told, (tuple, list)):
         return None
     existing, deferred = 0, False
