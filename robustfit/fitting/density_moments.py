@@ -112,13 +112,13 @@ def _placement_at_mass(dist, shapes: tuple, support: tuple[float, float]):
     """A node placement ``step -> (y, weight) or None`` fitted to where the density's
     mass is (the quartiles of the family's own quantile function, else a pilot of the
     rule, step 1/8), for where the rule fitted to the support does not settle; None
-    where neither finds it. kappa4(0, -0.05) lives on
-    (-20, inf) with its mass near 0, 20 away from the end, where nodes at unit reach
-    are 2 apart against a spread of 1.3: its mass came to 0.968 and 1.0004 at steps
-    1/32 and 1/64; kappa4(1e-7, 0.0127) puts its mass near 0.5 on (-17.9, 78.7)
-    (1.012 and 0.999996). So: the support split at the median (or the pilot's
-    heaviest node), the rule fitted to each part (nodes gathering at both ends of
-    each, so at the split), an infinite part's nodes reaching as far as the spread."""
+    where neither finds it. kappa4(0, -0.05) lives on (-20, inf) with its mass near 0,
+    20 away from the end, where nodes at unit reach are 2 apart against a spread of
+    1.3: its mass came to 0.968 and 1.0004 at steps 1/32 and 1/64; kappa4(1e-7, 0.0127)
+    puts its mass near 0.5 on (-17.9, 78.7) (1.012 and 0.999996). So: the support split
+    at the median (or the pilot's heaviest node), the rule fitted to each part (nodes
+    gathering at both ends of each, so at the split), an infinite part's nodes reaching
+    as far as the spread."""
     a, b = support
     found = _quartiles(dist, shapes) or _pilot(dist, shapes, support)
     if found is None:
@@ -223,25 +223,17 @@ def density_raw_moments(dist, shapes: tuple, count: int) -> np.ndarray | None:
     existing = moments_left_to_integration(dist, shapes, count)
     if existing is None:
         return None
-    at_mass = []  # (the placement fitted to the mass, once asked for)
-
-    def settled(number: int) -> np.ndarray | None:
+    def moments(number: int) -> np.ndarray | None:
         sums = settled_rule(dist, lambda step: _rule(
             dist, shapes, number, step, lambda s: _nodes(*support, s)), COARSE_STEP, _SLOW)
-        if sums is not None or type(dist) in _SLOW:
-            return sums
-        if not at_mass:
+        if sums is None and type(dist) not in _SLOW:
             try:
-                at_mass.append(_placement_at_mass(dist, shapes, support))
-            except Exception:  # (a user's _pdf that takes no arrays)
-                at_mass.append(None)
-        if at_mass[0] is None:
-            return None
-        return settled_rule(dist, lambda step: _rule(dist, shapes, number, step,
-                                                     at_mass[0]), FINE_STEP, _SLOW)
-
-    def moments(number: int) -> np.ndarray | None:
-        sums = settled(number)
+                placement = _placement_at_mass(dist, shapes, support)
+            except Exception:  # (a user's _pdf or _ppf that takes no arrays)
+                placement = None
+            if placement is not None:
+                sums = settled_rule(dist, lambda step: _rule(
+                    dist, shapes, number, step, placement), FINE_STEP, _SLOW)
         if sums is None and type(dist) not in _SLOW and not has_own(dist, "_ppf"):
             # (with a quantile function, scipy's route integrates it: adaptive, fast)
             sums = _adaptive_moments(dist, shapes, number, support)
