@@ -1022,7 +1022,8 @@ class _Run:
             return verdict, False
         value = self.guard.best_value
         enough = VACUOUS_RATIO * abs(fb)
-        estimate = change_over_sizes(self.p, zb, fb, enough)
+        model = self._pass_model[1] if self._pass_model is not None else None
+        estimate = change_over_sizes(self.p, zb, fb, enough, model)
         if estimate is None or estimate >= enough or not estimate > 0:
             if self.guard.best_f < fb:
                 return Verdict(False, verdict.measure, f"{verdict.test} (but f is lower "

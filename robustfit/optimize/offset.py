@@ -48,13 +48,19 @@ MAX_OFFSETS = 2
 
 
 def change_over_sizes(p: ScaledProblem, z: np.ndarray, f: float,
-                      enough: float) -> float | None:
+                      enough: float, inverse_hessian: np.ndarray | None = None
+                      ) -> float | None:
     """The largest change of ``f`` over a variable's size ``s_i = max(1, |z_i|)``,
     estimated from moves of ``PROBE s_i`` either way (clipped into the bounds): the
     parabola ``f + a t + c t**2`` through the two gives ``|a| s_i + |c| s_i**2`` (with
     one move only, its change times ``s_i`` over the move). It stops at the first
     variable whose estimate is at least ``enough``. None where no move gave a finite
     value.
+
+    With an ``inverse_hessian`` (the BFGS model's), the variables are moved in the
+    order of the change it predicts, ``s_i**2 / H_ii``, largest first, so that where
+    one suffices it is usually the first: in index order, a 10,000-variable quadratic
+    whose stiff variables come last spent 80,000 evaluations here.
 
     Examples
     --------
@@ -69,8 +75,13 @@ def change_over_sizes(p: ScaledProblem, z: np.ndarray, f: float,
     3.75
     """
     sizes = np.maximum(1.0, np.abs(z))
+    order = range(z.size)
+    if inverse_hessian is not None and np.shape(inverse_hessian) == (z.size, z.size):
+        diagonal = np.diag(inverse_hessian)
+        if np.all(np.isfinite(diagonal)) and np.all(diagonal > 0):
+            order = np.argsort(-(sizes ** 2 / diagonal), kind="stable")
     largest = None
-    for i in range(z.size):
+    for i in order:
         moves = []  # (distance moved, change of f)
         for sign in (1.0, -1.0):
             moved = z.copy()

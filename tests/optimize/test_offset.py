@@ -198,3 +198,23 @@ def test_an_active_bound_with_a_constant_term():
                           bounds=[(-2.0, 0.5), (-2.0, 2.0)], rng=0)
     assert res.success, res.message
     np.testing.assert_allclose(res.x, [0.5, 0.25], atol=1e-5)
+
+
+def test_the_vacuous_pass_check_moves_the_stiffest_variable_first():
+    # 0.5 sum(d_i x_i**2) + sum(log1p(exp(-x_i))) with the stiff variables last: in index
+    # order the check moved ~0.7 n variables, 2 evaluations each, before one showed a
+    # change of 1% of |f| (n = 2000: 2,848 of 3,120 evaluations); in the order of the
+    # BFGS model's curvature, the first one does
+    n = 600
+    d = np.logspace(0, 2, n)
+
+    def fun(x):
+        return float(0.5 * np.sum(d * x * x) + np.sum(np.log1p(np.exp(-x))))
+
+    def jac(x):
+        return d * x - 1.0 / (1.0 + np.exp(x))
+
+    res = robust_minimize(fun, np.ones(n), jac=jac)
+    assert res.success
+    np.testing.assert_allclose(jac(res.x), 0.0, atol=1e-6 * max(1.0, abs(res.fun)))
+    assert res.nfev < 300  # (1,000 and more in index order)
