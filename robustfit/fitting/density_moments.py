@@ -1,7 +1,8 @@
 """Raw moments of a family's standard member by quadrature of its density.
 
-Where a family has neither closed-form statistics (``_stats``), moments (``_munp``) nor
-an explicit quantile function (``_ppf``, see :mod:`.quantile_moments`), scipy computes
+Where a family has neither closed-form statistics (``_stats``, or one that leaves them to
+integration: :func:`.quantile_moments.moments_left_to_integration`), moments (``_munp``)
+nor an explicit quantile function (``_ppf``, see :mod:`.quantile_moments`), scipy computes
 each moment as the integral of ``ppf(q)**k`` over ``q``, every value of ``ppf`` a root
 of the cdf, itself an integral of the density. That is every user subclass that
 defines only ``_pdf`` (a Weibull density written out: 2.2 s for one moment, 7 s for
@@ -22,8 +23,11 @@ where
 * the outermost nodes carry at most :data:`TAIL_SHARE` of each integral: a moment that
   does not exist, or a tail beyond the nodes, does not pass.
 
-Otherwise, for a family without a quantile function of its own, adaptive quadrature of
-the same integrals (milliseconds); for one with it, scipy's route.
+Otherwise the rule is tried once more, fitted to where the mass is (the support split
+at the median or a pilot's heaviest node: :func:`_placement_at_mass`), and then, for a
+family without a quantile function of its own, adaptive quadrature of the same
+integrals (milliseconds); for one with it, the caller's adaptive quadrature of the
+quantile function (:func:`.quantile_moments.adaptive_quantile_moments`).
 
 Examples
 --------

@@ -202,10 +202,11 @@ def standard_raw_moments(dist, shapes: tuple, count: int) -> np.ndarray | None:
 def raw_moments(dist, shapes: tuple, loc: float, scale: float, count: int) -> np.ndarray:
     """The first ``count`` raw moments ``E[X**k]`` of ``dist(*shapes, loc, scale)``.
 
-    Where scipy would integrate ``x**k pdf`` for them (no ``_stats`` or ``_munp`` of
-    the family's own), they come from :func:`standard_raw_moments`: a quadrature rule
-    on the family's explicit quantile function or else on its density, one vectorised
-    call each, 500 to 10,000 times faster. Otherwise the
+    Where scipy would integrate ``x**k pdf`` for them (no ``_munp`` of the family's own,
+    and no ``_stats`` or one that leaves them to integration, as kappa4's), they come
+    from :func:`standard_raw_moments`: a quadrature rule on the family's explicit
+    quantile function or else on its density, one vectorised call each, 500 to 10,000
+    times faster. Otherwise the
     first four come from one ``dist.stats(moments="mvsk")`` call (mean, variance,
     skewness, excess kurtosis): scipy's ``moment(k)`` ignores a family's closed-form
     ``_stats`` for k = 2 and 3 and integrates ``ppf`` numerically (johnsonsu: 40 ms a

@@ -259,13 +259,13 @@ def deferred_statistics(dist, shapes: tuple, count: int) -> int | None:
     rules', up to the first that does not exist (NaN or infinite). Only the first four
     are told (mean, variance, skewness, kurtosis).
     """
+    corrected = scipy_family_entry(dist, _EXISTING)
+    if corrected is not None:
+        return corrected(count, *(float(s) for s in shapes))
     try:
         told = own_statistics(dist, shapes, "mvsk")
     except Exception:  # (a user's _stats that takes no scalars)
         return None
-    corrected = scipy_family_entry(dist, _EXISTING)
-    if corrected is not None:
-        return corrected(count, *(float(s) for s in shapes))
     if not isinstance(told, (tuple, list)):
         return None
     existing, deferred = 0, False
