@@ -39,13 +39,24 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .events import EventLog
+from .limited_memory import DENSE_LIMIT, LimitedMemoryInverse
 from .linesearch import weak_wolfe_search
 
-__all__ = ["Bundle", "CoreOutcome", "guarded_bfgs"]
+__all__ = ["Bundle", "CoreOutcome", "bundle_size", "guarded_bfgs"]
 
 CURVATURE_EPS = 1e-10
 # the first step shorter than this fraction of the first trial keeps H unscaled
 FIRST_STEP_SHORTENED = 0.01
+# the bundle of recent points and gradients holds at most about this many bytes
+BUNDLE_MEMORY = 2 ** 28
+
+
+def bundle_size(n: int) -> int:
+    """Items a run's :class:`Bundle` keeps for ``n`` variables: ``3 n + 10`` (enough
+    for the non-smooth certificate's convex hull) up to about 2,360 variables, fewer
+    beyond, where they would hold more than BUNDLE_MEMORY bytes (``48 n**2``: 4.8 GB
+    at 10,000 variables, 43 GB at 30,000), but at least 16."""
+    return int(min(3 * n + 10, max(16, BUNDLE_MEMORY // (16 * max(n, 1)))))
 
 
 class Bundle:
@@ -72,7 +83,9 @@ class CoreOutcome:
     iterations: int
     step_norms: list[float] = field(default_factory=list)
     curvature_skips: int = 0
-    H: np.ndarray | None = None  # the inverse-Hessian estimate when the stage ended
+    # the inverse-Hessian estimate when the stage ended (a LimitedMemoryInverse beyond
+    # DENSE_LIMIT variables)
+    H: np.ndarray | LimitedMemoryInverse | None = None
 
 
 def _update(H: np.ndarray, s: np.ndarray, y: np.ndarray, sy: float) -> np.ndarray:
@@ -121,6 +134,10 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
         ``fd_steps(z) -> array``, the finite-difference steps of ``grad`` at ``z`` (None:
         exact gradients): the line search's ``resolution``.
 
+    Beyond :data:`~.limited_memory.DENSE_LIMIT` variables (and without ``H0``) the
+    estimate is a :class:`~.limited_memory.LimitedMemoryInverse`, rescaled at every
+    update, with the same guards.
+
     Returns
     -------
     CoreOutcome
@@ -148,10 +165,17 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
         return gt
 
     bundle.add(z, f, g)
-    H = np.eye(n) if H0 is None else np.array(H0, dtype=float)
+    limited = H0 is None and n > DENSE_LIMIT
+    if limited:
+        H = LimitedMemoryInverse(n)
+    else:
+        H = np.eye(n) if H0 is None else np.array(H0, dtype=float)
     scaled, gamma = H0 is not None, 1.0
 
     def reset():
+        if limited:
+            H.reset()
+            return H
         return gamma * np.eye(n) if H0 is None else np.array(H0, dtype=float)
 
     skips_in_row = ls_fails = stalls = 0
@@ -161,11 +185,11 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
         if converged(z, f, g, H):
             out.reason = "converged"
             return out
-        d = -H @ g
+        d = -(H @ g)
         if not np.isfinite(d).all() or not float(g @ d) < 0:
             log.add(stage, "hessian_reset", iteration=k, reason="not a descent direction")
             H = reset()
-            d = -H @ g
+            d = -(H @ g)
             if not float(g @ d) < 0:
                 out.reason = "no_descent"
                 return out
@@ -194,7 +218,10 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
         if on_iteration is not None:
             on_iteration(z, f, g)
         sy = float(s @ y)
-        if sy > CURVATURE_EPS * s_norm * math.sqrt(float(y @ y)):
+        if sy > CURVATURE_EPS * s_norm * math.sqrt(float(y @ y)) and limited:
+            H.update(s, y, sy)
+            skips_in_row = 0
+        elif sy > CURVATURE_EPS * s_norm * math.sqrt(float(y @ y)):
             if not scaled and k == 0 and ls.t < FIRST_STEP_SHORTENED * t0:
                 scaled = True  # (see the module's docstring)
             if not scaled:

@@ -25,7 +25,7 @@ import numpy as np
 from scipy.optimize import OptimizeResult
 
 from ..errors import InvalidInputError
-from .bfgs import Bundle, guarded_bfgs
+from .bfgs import Bundle, bundle_size, guarded_bfgs
 from .eigen_sweeps import eigen_line_sweeps
 from .events import EventLog
 from .fallbacks import (
@@ -37,6 +37,7 @@ from .fallbacks import (
 from .gradients import gradient_source
 from .infinity import RUN_OFF, scale_free_run_off
 from .inputs import check_inputs
+from .limited_memory import LimitedMemoryInverse, snapshot
 from .newton import (
     MAX_DIMENSION,
     hessian_cost,
@@ -80,6 +81,9 @@ PLATEAU_MAX_MOVE = 1.0
 # exp(-30 x) at 1e-13, changes f by 7e-15 of itself there, a regular minimum by about
 # 1e-6 (half the curvature times the step squared)
 PLATEAU_FLAT = 1e-12
+# with more candidate coordinates than this and an analytic gradient, one gradient a
+# step away screens them before each is probed (see _quiet_nearby)
+PLATEAU_SCREEN = 8
 # a failing partial re-taken with a step relative to its variable's own size counts
 # where f changes across the step by this many times its rounding (eps |f|) ...
 RESOLVED_CHANGE = 100.0
@@ -374,7 +378,7 @@ class _Run:
         self.callback = callback
         self.n = inp.x0.size
         self.bounded = inp.lower is not None
-        self.bundle = Bundle(3 * self.n + 10)
+        self.bundle = Bundle(bundle_size(self.n))
         self.verdict: Verdict | None = None
         self.nit = 0
         self.stage_iterations = 0  # of the last BFGS stage
@@ -384,10 +388,11 @@ class _Run:
         self.user_scale = inp.user_scale
         # (iterate, its central gradient, BFGS's inverse Hessian there): see
         # _in_loop_test and _same_gradient
-        self._central_cache: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._central_cache: tuple[np.ndarray, np.ndarray,
+                                   np.ndarray | LimitedMemoryInverse] | None = None
         # (iterate, BFGS's inverse Hessian there) at the last pass of the in-loop test:
         # the quasi-Newton move where a Hessian costs too much (_quasi_newton_move)
-        self._pass_model: tuple[np.ndarray, np.ndarray] | None = None
+        self._pass_model: tuple[np.ndarray, np.ndarray | LimitedMemoryInverse] | None = None
         # coordinates along which some gradient seen so far was non-zero
         self.varied = np.zeros(self.n, dtype=bool)
         self.plateau: list[int] = []  # coordinates of the last plateau found
@@ -959,12 +964,12 @@ class _Run:
         if 0.5 * float(g @ H @ g) > 1e-7 * max(1.0, abs(f)):
             return False
         if self.p.analytic or self.p.fd_scheme == "central":
-            self._pass_model = (np.array(z), np.array(H))
+            self._pass_model = (np.array(z), snapshot(H))
             return True
         g_central = self.p.finite_difference(z, f, "central")
         if g_central is not None and relative_stationarity(z, f, g_central) <= gtol:
-            self._central_cache = (np.array(z), g_central, np.array(H))
-            self._pass_model = (np.array(z), np.array(H))
+            self._central_cache = (np.array(z), g_central, snapshot(H))
+            self._pass_model = (np.array(z), snapshot(H))
             return True
         self.p.fd_scheme = "central"
         self.log.add(self.guard.stage, "gradient_choice", choice="central differences",
@@ -1676,7 +1681,10 @@ class _Run:
         # analytic gradient of an underflowing exponential; 2e-9 at BoxBOD's rate of 30)
         tolerance = PLATEAU_FLAT * abs(f)
         quiet = np.abs(g) * steps <= max(tolerance, 1e-16 * max(1.0, abs(f)))
-        for i in np.flatnonzero(quiet & self.varied):
+        candidates = np.flatnonzero(quiet & self.varied)
+        if self.p.analytic and candidates.size > PLATEAU_SCREEN:
+            candidates = self._quiet_nearby(z, f, candidates, steps)
+        for i in candidates:
             step = float(steps[i])
             sides = 0
             for sign in (1.0, -1.0):
@@ -1696,6 +1704,33 @@ class _Run:
                          reason="f is flat in these coordinates here, not where "
                          "the run began")
         return flat
+
+    def _quiet_nearby(self, z, f, candidates: np.ndarray, steps: np.ndarray) -> np.ndarray:
+        """The ``candidates`` of :meth:`_plateau` whose partial is still quiet (promises
+        no change of ``f`` over its step) at one point a step away in all of them at
+        once, with random signs (inward at a bound): on a plateau in ``x_i`` that
+        partial stays zero, at a regular minimum it grows by the curvature. One analytic
+        gradient instead of an evaluation or two per coordinate: a logistic regression
+        of 5000 features, converged after 6 evaluations, spent 2,142 on the probes.
+        A coordinate that could not be moved stays a candidate; all of them do where
+        that gradient fails."""
+        signs = np.random.default_rng(candidates.size).choice((-1.0, 1.0), candidates.size)
+        moves = signs * steps[candidates]
+        if self.bounded:
+            inside = (z[candidates] + moves >= self.p.lower[candidates]) & (
+                z[candidates] + moves <= self.p.upper[candidates])
+            moves = np.where(inside, moves, -moves)
+            inside = (z[candidates] + moves >= self.p.lower[candidates]) & (
+                z[candidates] + moves <= self.p.upper[candidates])
+            moves = np.where(inside, moves, 0.0)
+        near = z.copy()
+        near[candidates] += moves
+        g_near = self.p.analytic_gradient(near)
+        if g_near is None:
+            return candidates
+        tolerance = max(PLATEAU_FLAT * abs(f), 1e-16 * max(1.0, abs(f)))
+        still = np.abs(g_near[candidates]) * steps[candidates] <= tolerance
+        return candidates[still | (moves == 0.0)]
 
     def _accurate_gradient(self, z, f):
         if self.p.noise > 1.0 and not self.p.analytic:
@@ -1731,8 +1766,9 @@ class _Run:
         if moved.size != 1 or not np.all(np.abs(apart) <= (1.0 + 1e-9) * self.p.fd_steps_of(
                 z_ref, FORWARD_STEP)):
             return False
-        try:
-            shift = np.linalg.solve(inv_hess, apart)  # the model's change of gradient
+        try:  # (the model's change of gradient)
+            shift = inv_hess.solve(apart) if isinstance(inv_hess, LimitedMemoryInverse) \
+                else np.linalg.solve(inv_hess, apart)
         except np.linalg.LinAlgError:
             return False
         return bool(np.isfinite(shift).all() and relative_stationarity(z, f, cache[1])

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .limited_memory import LimitedMemoryInverse
 from .problem import CENTRAL_STEP, NOISY_STEP_CAP, ScaledProblem
 
 __all__ = ["PROBE", "VACUOUS_RATIO", "MAX_OFFSETS", "RESOLVED", "change_over_sizes",
@@ -48,7 +49,8 @@ MAX_OFFSETS = 2
 
 
 def change_over_sizes(p: ScaledProblem, z: np.ndarray, f: float,
-                      enough: float, inverse_hessian: np.ndarray | None = None
+                      enough: float,
+                      inverse_hessian: np.ndarray | LimitedMemoryInverse | None = None
                       ) -> float | None:
     """The largest change of ``f`` over a variable's size ``s_i = max(1, |z_i|)``,
     estimated from moves of ``PROBE s_i`` either way (clipped into the bounds): the
@@ -57,11 +59,12 @@ def change_over_sizes(p: ScaledProblem, z: np.ndarray, f: float,
     variable whose estimate is at least ``enough``. None where no move gave a finite
     value.
 
-    With an ``inverse_hessian`` (the BFGS model's), the variables are moved in the
-    order of the change it predicts, ``s_i**2 / H_ii``, largest first, so that where
-    one suffices it is usually the first: in index order, a 2,000-variable problem
-    whose stiff variables come last spent 2,848 of its 3,120 evaluations here (274 in
-    all now). Where none suffices (the pass is vacuous), every variable is moved.
+    With an ``inverse_hessian`` (the BFGS model's, dense or limited-memory), the
+    variables are moved in the order of the change it predicts, ``s_i**2 / H_ii``,
+    largest first, so that where one suffices it is usually the first: in index order,
+    a 2,000-variable problem whose stiff variables come last spent 2,848 of its 3,120
+    evaluations here (274 in all now). Where none suffices (the pass is vacuous), every
+    variable is moved.
 
     Examples
     --------
@@ -78,7 +81,7 @@ def change_over_sizes(p: ScaledProblem, z: np.ndarray, f: float,
     sizes = np.maximum(1.0, np.abs(z))
     order = range(z.size)
     if inverse_hessian is not None and np.shape(inverse_hessian) == (z.size, z.size):
-        diagonal = np.diag(inverse_hessian)
+        diagonal = inverse_hessian.diagonal()  # (dense, or limited memory)
         if np.all(np.isfinite(diagonal)) and np.all(diagonal > 0):
             order = np.argsort(-(sizes ** 2 / diagonal), kind="stable")
     largest = None
