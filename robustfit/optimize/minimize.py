@@ -395,6 +395,7 @@ class _Run:
         self._pass_model: tuple[np.ndarray, np.ndarray | LimitedMemoryInverse] | None = None
         # coordinates along which some gradient seen so far was non-zero
         self.varied = np.zeros(self.n, dtype=bool)
+        self._first_iterate: np.ndarray | None = None  # x after the run's first step
         self.plateau: list[int] = []  # coordinates of the last plateau found
         self._start_gradient: tuple[np.ndarray, np.ndarray] | None = None
         self.start_scale = problem.scale.copy()
@@ -1539,7 +1540,8 @@ class _Run:
         0) and still are apart lowers ``f`` (see :mod:`.symmetry`; the lower point is
         the best one now, and the restarts begin from it)."""
         x = self.p.to_x(z)
-        steps = symmetry_breaking_steps(self.inp.x0, x, self.p.typical * self.p.scale)
+        steps = symmetry_breaking_steps(self.inp.x0, x, self.p.typical * self.p.scale,
+                                        self._first_iterate)
         if not steps:
             return verdict
         variables = lower_across_symmetry(lambda xt: self.p.value(self.p.to_z(xt)), x, f,
@@ -1813,6 +1815,8 @@ class _Run:
                          reason="forward differences too noisy to converge")
 
     def _on_iteration(self, z, f, g=None) -> None:
+        if self._first_iterate is None:
+            self._first_iterate = self.p.to_x(z).copy()  # (see _unless_symmetric_saddle)
         if g is not None:
             # every gradient of the path counts: Osborne 1 from a perturbed start had a
             # non-finite slope in its decay rate at x0 (f = 1e34) and ran it onto a

@@ -96,3 +96,17 @@ def test_nothing_lower_where_every_move_raises_f():
     # a NaN at a probed point is not lower
     nan_there = lambda x: float("nan") if x[0] > 1 else bowl(x)  # noqa: E731
     assert lower_across_symmetry(nan_there, x, 0.0, symmetry_breaking_steps(x, x, x)) is None
+
+
+def test_a_tie_counts_only_where_the_first_iterate_had_it_too():
+    # variables 0 and 1 kept their tie all along (a symmetry); 2 and 3 met by chance
+    x0 = np.zeros(5)
+    earlier = np.array([0.3, 0.3, 0.1, 0.7, 0.0])
+    x = np.array([0.5, 0.5, 0.4, 0.4 + 1e-9, 0.0])
+    assert [pair for pair, _ in symmetry_breaking_steps(x0, x, np.ones(5))] == [
+        (2, 3), (0, 1), (4,)]  # (pairs in the order of their values)
+    assert [pair for pair, _ in symmetry_breaking_steps(x0, x, np.ones(5), earlier)] == [
+        (0, 1), (4,)]
+    moved = earlier.copy()
+    moved[4] = 0.2  # (left 0 and came back)
+    assert [pair for pair, _ in symmetry_breaking_steps(x0, x, np.ones(5), moved)] == [(0, 1)]
