@@ -48,12 +48,12 @@ CURVATURE_EPS = 1e-10
 # the first step shorter than this fraction of the first trial keeps H unscaled
 FIRST_STEP_SHORTENED = 0.01
 # the bundle of recent points and gradients holds at most about this many bytes
-BUNDLE_MEMORY = 2 ** 28
+BUNDLE_MEMORY = 2 ** 26
 
 
 def bundle_size(n: int) -> int:
     """Items a run's :class:`Bundle` keeps for ``n`` variables: ``3 n + 10`` (enough
-    for the non-smooth certificate's convex hull) up to about 2,360 variables, fewer
+    for the non-smooth certificate's convex hull) up to about 1,180 variables, fewer
     beyond, where they would hold more than BUNDLE_MEMORY bytes (``48 n**2``: 4.8 GB
     at 10,000 variables, 43 GB at 30,000), but at least 16."""
     return int(min(3 * n + 10, max(16, BUNDLE_MEMORY // (16 * max(n, 1)))))

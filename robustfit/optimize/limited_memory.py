@@ -21,11 +21,21 @@ import numpy as np
 __all__ = ["DENSE_LIMIT", "MEMORY", "LimitedMemoryInverse", "snapshot"]
 
 # the dense estimate up to this many variables (8 n**2 bytes: 32 MB at 2000), the
-# limited-memory one beyond
+# limited-memory one beyond. The dense one goes further per evaluation and costs more
+# per step: on a tanh network of 1,981 weights, 6,000 evaluations took the dense model
+# to f = 1.1e-6 in 706 s and the limited one to 2.5e-4 in 55 s (two busy cores)
 DENSE_LIMIT = 2000
 # pairs kept (L-BFGS-B's default is 10; more cost O(m n) a step and help on
 # ill-conditioned problems)
 MEMORY = 20
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    """``a · b`` without BLAS: OpenBLAS threads its dot products beyond about 10,000
+    elements, and on a busy machine each one then waits for a second thread (the
+    two-loop recursion's 40 of them took 17 ms at 30,000 variables on two busy cores,
+    at times 320 ms; 1.5 ms this way)."""
+    return float(np.einsum("i,i->", a, b))
 
 
 class LimitedMemoryInverse:
@@ -66,13 +76,13 @@ class LimitedMemoryInverse:
         """Add the pair ``(s, y)`` (``sy = s·y > 0``, the caller's curvature guard
         passed) and rescale ``H0`` to ``sy / y·y``; the oldest pair beyond
         ``memory`` is dropped."""
-        sy = float(s @ y) if sy is None else float(sy)
+        sy = _dot(s, y) if sy is None else float(sy)
         self.s.append(np.array(s, dtype=float))
         self.y.append(np.array(y, dtype=float))
         self.rho.append(1.0 / sy)
         if len(self.s) > self.memory:
             del self.s[0], self.y[0], self.rho[0]
-        self.gamma = sy / float(y @ y)
+        self.gamma = sy / _dot(y, y)
 
     def reset(self, gamma: float | None = None) -> None:
         """Forget the pairs: ``H = gamma I`` (the current ``gamma`` unless given)."""
@@ -93,12 +103,12 @@ class LimitedMemoryInverse:
         alphas = []
         for s, y, rho in zip(reversed(self.s), reversed(self.y), reversed(self.rho),
                              strict=True):
-            a = rho * float(s @ q)
+            a = rho * _dot(s, q)
             alphas.append(a)
             q -= a * y
         r = self.gamma * q
         for s, y, rho, a in zip(self.s, self.y, self.rho, reversed(alphas), strict=True):
-            b = rho * float(y @ r)
+            b = rho * _dot(y, r)
             r += (a - b) * s
         return r
 
