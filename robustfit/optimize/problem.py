@@ -50,6 +50,9 @@ DIRECTIONAL_AGREEMENT = 1e-3
 # ... give or take this many times the rounding of the values it is made of (the noise
 # level times eps times the larger |f|): a difference cannot tell slopes apart below it
 DIRECTIONAL_ROUNDING = 8.0
+# ... four times that for the one-sided stencil at bounds (its weights 3, 4, 1 over 2,
+# against the central difference's 1, 1 over 2)
+ONE_SIDED_ROUNDING = 4.0
 
 
 def _spacings_floor(z, scale):
@@ -270,8 +273,9 @@ class ScaledProblem:
         sign, over ``sqrt(n)``): ``|D_v f - g . v| <= DIRECTIONAL_AGREEMENT |g * v|``
         (``|g * v|`` is the spread of ``g . v`` over the signs), with the floor of
         :meth:`_disagrees`, give or take DIRECTIONAL_ROUNDING times the rounding of the
-        two values. False (check every variable) where a step leaves the bounds or
-        meets a bad point.
+        two values. Where a step leaves the bounds, the one-sided stencil of
+        :meth:`_inward_difference` replaces the central difference. False (check every
+        variable) where neither can be taken (a bad point, a box too narrow).
 
         An error ``e`` of the gradient shows in ``e . v`` unless the signs happen to
         cancel it, to the relative size the variable-wise test sees in norms: one
@@ -308,17 +312,46 @@ class ScaledProblem:
         steps = self.fd_steps_of(z, CENTRAL_STEP) / np.sqrt(n)
         floor = 1e-8 * max(1.0, abs(f))
         for _ in range(CHECK_DIRECTIONS):
-            along = self.directional_difference(
-                z, steps * self._check_signs.choice((-1.0, 1.0), size=n))
+            v = steps * self._check_signs.choice((-1.0, 1.0), size=n)
+            along, weight = self.directional_difference(z, v), 1.0
+            if along is None and self.lower is not None:
+                along, weight = self._inward_difference(z, f, v), ONE_SIDED_ROUNDING
             if along is None:
                 return False
             change, v, f_side = along
             err = abs(change - float(g @ v))
             size = max(float(np.linalg.norm(g * v)), floor * float(np.linalg.norm(v)))
-            rounding = DIRECTIONAL_ROUNDING * self.noise * EPS * f_side
+            rounding = weight * DIRECTIONAL_ROUNDING * self.noise * EPS * f_side
             if err > DIRECTIONAL_AGREEMENT * size + rounding:
                 return False
         return True
+
+    def _inward_difference(self, z: np.ndarray, f: float, v: np.ndarray
+                           ) -> tuple[float, np.ndarray, float] | None:
+        """``g . v`` from the one-sided stencil ``(4 (f(z + v) - f) - (f(z + 2 v) - f)) / 2``
+        (second order, like a central difference), with the coordinates whose step
+        would leave the box turned inward; as :meth:`directional_difference` returns
+        it, the half-step (here ``(4 v1 - v2) / 2`` of the steps as rounding took them)
+        and the largest ``|f|``. None where the box is too narrow for ``2 v`` or a
+        point is bad.
+
+        At a pass with most variables on their bounds a central step leaves the box in
+        some of them, and the check fell to central differences in every variable: a
+        logistic regression of 1000 features boxed in ``[-0.02, 0.02]`` (91% of them
+        on a bound) spent 2,000 of its 2,026 evaluations there."""
+        ends = z + 2.0 * v
+        fits = (ends >= self.lower) & (ends <= self.upper)
+        v = np.where(fits, v, -v)
+        near, far = z + v, z + 2.0 * v
+        if not (self.inside(near) and self.inside(far)):
+            return None
+        f_near, f_far = self.value(near), self.value(far)
+        if not (np.isfinite(f_near) and np.isfinite(f_far) and np.isfinite(f)):
+            return None
+        x = z * self.scale
+        taken = (4.0 * (near * self.scale - x) - (far * self.scale - x)) / (2.0 * self.scale)
+        change = (4.0 * (f_near - f) - (f_far - f)) / 2.0
+        return change, taken, max(abs(f), abs(f_near), abs(f_far))
 
     @staticmethod
     def _disagrees(g: np.ndarray, g_fd: np.ndarray, f: float) -> bool:

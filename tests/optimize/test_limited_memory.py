@@ -166,3 +166,36 @@ def test_plateau_is_found_among_many_quiet_variables():
     res = robust_minimize(fun, np.concatenate([p.x0, centres]), jac=jac, rng=0)
     assert res.success and p.solved(res.fun), (res.fun, p.fstar)
     assert "plateau" in [e["kind"] for e in res.events]
+
+
+def test_the_gradient_check_at_bounds_takes_one_sided_steps():
+    # every variable on its upper bound: a central step leaves the box, the one-sided
+    # stencil turned inward checks the gradient all the same (4 evaluations, not 2 n)
+    n = 50
+    c = np.linspace(1.0, 3.0, n)
+
+    def fun(x):
+        return float(np.sum(c * (x - 2.0) ** 2))
+
+    p = ScaledProblem(GuardedObjective(fun), np.ones(n), lower=-np.ones(n),
+                      upper=np.ones(n))
+    z = np.ones(n)
+    g = 2 * c * (z - 2.0)
+    before = p.guard.nfev
+    assert p._agrees_along_directions(z, p.value(z), g)
+    assert p.guard.nfev - before <= 1 + 2 * 2
+    wrong = g.copy()
+    wrong[7] *= 1.1
+    assert not p._agrees_along_directions(z, p.value(z), wrong)
+
+
+def test_a_boxed_logistic_regression_is_checked_without_every_variable():
+    # 91% of the features on a bound of [-0.02, 0.02]: 2,026 evaluations, 2,000 of them
+    # central differences of the gradient check; now about 25
+    f, jac = _logistic(1000)
+    res = robust_minimize(f, np.zeros(1000), jac=jac, bounds=[(-0.02, 0.02)] * 1000, rng=0)
+    ref = minimize(f, np.zeros(1000), jac=jac, bounds=[(-0.02, 0.02)] * 1000,
+                   method="L-BFGS-B", options={"gtol": 1e-12, "ftol": 1e-15})
+    assert res.success, res.message
+    assert res.fun <= ref.fun * (1 + 1e-12)
+    assert res.nfev < 200, res.nfev
