@@ -42,6 +42,8 @@ PROBE = 1e-2
 # there the relative tests allow a slope that moves the minimiser by 1e-3 of a size or
 # more (gtol / ratio)
 VACUOUS_RATIO = 1e-2
+# with the BFGS model's order, at most this many variables are moved
+MODEL_PROBES = 200
 # a partial counts where f across its step changes by this many of its rounding errors
 RESOLVED = 100.0
 # at most this many offsets per run (each one costs a withdrawn pass)
@@ -64,7 +66,11 @@ def change_over_sizes(p: ScaledProblem, z: np.ndarray, f: float,
     largest first, so that where one suffices it is usually the first: in index order,
     a 2,000-variable problem whose stiff variables come last spent 2,848 of its 3,120
     evaluations here (274 in all now). Where none suffices (the pass is vacuous), every
-    variable is moved.
+    variable is moved -- with the model, its first MODEL_PROBES: the rest are predicted
+    to change ``f`` less, and a wrong guess only makes the tests stricter (the pass is
+    withdrawn, or the offset is worth a smaller change). A logistic loss summed over
+    6000 samples of 3000 features (``|f|`` 3300, no variable changing it by 1%) spent
+    6,000 of its 6,436 evaluations here.
 
     Examples
     --------
@@ -83,7 +89,7 @@ def change_over_sizes(p: ScaledProblem, z: np.ndarray, f: float,
     if inverse_hessian is not None and np.shape(inverse_hessian) == (z.size, z.size):
         diagonal = inverse_hessian.diagonal()  # (dense, or limited memory)
         if np.all(np.isfinite(diagonal)) and np.all(diagonal > 0):
-            order = np.argsort(-(sizes ** 2 / diagonal), kind="stable")
+            order = np.argsort(-(sizes ** 2 / diagonal), kind="stable")[:MODEL_PROBES]
     largest = None
     for i in order:
         moves = []  # (distance moved, change of f)
