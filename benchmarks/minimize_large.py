@@ -35,6 +35,7 @@ from scipy.optimize import minimize
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from benchmarks.minimize_bounded import _counted  # noqa: E402
 from robustfit import robust_minimize  # noqa: E402
 
 SAMPLES = 2000
@@ -113,16 +114,6 @@ def network(hidden: int = 64, inputs: int = 64, samples: int = 4000, seed: int =
 
     x0 = 0.1 * rng.standard_normal(sum(sizes))
     return f"tanh_network_{x0.size}", f, jac, x0
-
-
-def _counted(fun):
-    count = [0]
-
-    def wrapped(x):
-        count[0] += 1
-        return fun(x)
-
-    return wrapped, count
 
 
 def _measure(run):

@@ -200,12 +200,9 @@ def test_an_active_bound_with_a_constant_term():
     np.testing.assert_allclose(res.x, [0.5, 0.25], atol=1e-5)
 
 
-def test_the_vacuous_pass_check_moves_the_stiffest_variable_first():
-    # 0.5 sum(d_i x_i**2) + sum(log1p(exp(-x_i))) with the stiff variables last: in index
-    # order the check moved ~0.7 n variables, 2 evaluations each, before one showed a
-    # change of 1% of |f| (n = 2000: 2,848 of 3,120 evaluations); in the order of the
-    # BFGS model's curvature, the first one does
-    n = 600
+def _stiff_last(n):
+    """``0.5 sum(d_i x_i**2) + sum(log1p(exp(-x_i)))``, ``d`` from 1 to 100, and its
+    gradient."""
     d = np.logspace(0, 2, n)
 
     def fun(x):
@@ -214,6 +211,16 @@ def test_the_vacuous_pass_check_moves_the_stiffest_variable_first():
     def jac(x):
         return d * x - 1.0 / (1.0 + np.exp(x))
 
+    return fun, jac
+
+
+def test_the_vacuous_pass_check_moves_the_stiffest_variable_first():
+    # 0.5 sum(d_i x_i**2) + sum(log1p(exp(-x_i))) with the stiff variables last: in index
+    # order the check moved ~0.7 n variables, 2 evaluations each, before one showed a
+    # change of 1% of |f| (n = 2000: 2,848 of 3,120 evaluations); in the order of the
+    # BFGS model's curvature, the first one does
+    n = 600
+    fun, jac = _stiff_last(n)
     res = robust_minimize(fun, np.ones(n), jac=jac)
     assert res.success
     np.testing.assert_allclose(jac(res.x), 0.0, atol=1e-6 * max(1.0, abs(res.fun)))
@@ -225,14 +232,7 @@ def test_a_vacuous_pass_among_ten_thousand_variables_moves_a_few_hundred():
     # one was moved (80,736 evaluations); with the model's order the first MODEL_PROBES
     # decide, and the run goes on from an offset as before
     n = 10_000
-    d = np.logspace(0, 2, n)
-
-    def fun(x):
-        return float(0.5 * np.sum(d * x * x) + np.sum(np.log1p(np.exp(-x))))
-
-    def jac(x):
-        return d * x - 1.0 / (1.0 + np.exp(x))
-
+    fun, jac = _stiff_last(n)
     res = robust_minimize(fun, np.ones(n), jac=jac)
     assert res.success, res.message
     assert "vacuous_pass" in [e["kind"] for e in res.events]
