@@ -310,6 +310,8 @@ class ScaledProblem:
         """
         n = z.size
         steps = self.fd_steps_of(z, CENTRAL_STEP) / np.sqrt(n)
+        if self.lower is not None:
+            steps = np.where(self.lower == self.upper, 0.0, steps)  # (fixed by its bounds)
         floor = 1e-8 * max(1.0, abs(f))
         for _ in range(CHECK_DIRECTIONS):
             v = steps * self._check_signs.choice((-1.0, 1.0), size=n)

@@ -199,3 +199,20 @@ def test_a_boxed_logistic_regression_is_checked_without_every_variable():
     assert res.success, res.message
     assert res.fun <= ref.fun * (1 + 1e-12)
     assert res.nfev < 200, res.nfev
+
+
+def test_a_variable_fixed_by_its_bounds_does_not_stop_the_directional_check():
+    n = 50
+    c = np.linspace(1.0, 3.0, n)
+    lower, upper = -np.ones(n), np.ones(n)
+    lower[3] = upper[3] = 0.5
+
+    def fun(x):
+        return float(np.sum(c * (x - 2.0) ** 2))
+
+    p = ScaledProblem(GuardedObjective(fun), np.ones(n), lower=lower, upper=upper)
+    z = np.ones(n)
+    z[3] = 0.5
+    before = p.guard.nfev
+    assert p._agrees_along_directions(z, p.value(z), 2 * c * (z - 2.0))
+    assert p.guard.nfev - before <= 1 + 2 * 2
