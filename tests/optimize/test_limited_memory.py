@@ -117,7 +117,7 @@ def _logistic(n, seed=0):
 def test_a_logistic_regression_of_3000_features_costs_what_its_descent_does():
     # converged after 6 evaluations: the gradient check along random directions failed
     # by rounding (18,000 evaluations on central differences), then the plateau probes
-    # took one or two per feature; now 126 in all (symmetry and random-direction probes)
+    # took one or two per feature; now a few dozen in all
     f, jac = _logistic(3000)
     res = robust_minimize(f, np.zeros(3000), jac=jac, rng=0)
     ref = minimize(f, np.zeros(3000), jac=jac, method="L-BFGS-B", options={"gtol": 1e-10})
