@@ -48,8 +48,8 @@ def symmetry_breaking_steps(x0: np.ndarray, x: np.ndarray, typical: np.ndarray,
         land within TIE of each other by chance (a logistic regression of 10,000
         features from 0 had pairs 1e-6 apart at its minimum, and the probes took 100 of
         its 143 evaluations), but hardly any had also moved alike, to a millionth, in
-        the first step (measured against their size there instead, the 50 probed
-        pairs at 5000 features all passed; 126 evaluations, now 26).
+        the first step (measured against their size there instead, 50 pairs at 5000
+        features still counted as ties, the most probed; 126 evaluations, now 26).
 
     Returns
     -------
