@@ -227,6 +227,7 @@ def density_raw_moments(dist, shapes: tuple, count: int) -> np.ndarray | None:
     existing = moments_left_to_integration(dist, shapes, count)
     if existing is None:
         return None
+
     def moments(number: int) -> np.ndarray | None:
         sums = settled_rule(dist, lambda step: _rule(
             dist, shapes, number, step, lambda s: _nodes(*support, s)), COARSE_STEP, _SLOW)

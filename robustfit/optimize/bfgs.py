@@ -218,10 +218,11 @@ def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,
         if on_iteration is not None:
             on_iteration(z, f, g)
         sy = float(s @ y)
-        if sy > CURVATURE_EPS * s_norm * math.sqrt(float(y @ y)) and limited:
+        curved = sy > CURVATURE_EPS * s_norm * math.sqrt(float(y @ y))
+        if curved and limited:
             H.update(s, y, sy)
             skips_in_row = 0
-        elif sy > CURVATURE_EPS * s_norm * math.sqrt(float(y @ y)):
+        elif curved:
             if not scaled and k == 0 and ls.t < FIRST_STEP_SHORTENED * t0:
                 scaled = True  # (see the module's docstring)
             if not scaled:

@@ -1717,14 +1717,9 @@ class _Run:
         A coordinate that could not be moved stays a candidate; all of them do where
         that gradient fails."""
         signs = np.random.default_rng(candidates.size).choice((-1.0, 1.0), candidates.size)
-        moves = signs * steps[candidates]
-        if self.bounded:
-            inside = (z[candidates] + moves >= self.p.lower[candidates]) & (
-                z[candidates] + moves <= self.p.upper[candidates])
-            moves = np.where(inside, moves, -moves)
-            inside = (z[candidates] + moves >= self.p.lower[candidates]) & (
-                z[candidates] + moves <= self.p.upper[candidates])
-            moves = np.where(inside, moves, 0.0)
+        moves = np.zeros_like(z)
+        moves[candidates] = signs * steps[candidates]
+        moves = self.p.inward_steps(z, moves)[candidates]
         near = z.copy()
         near[candidates] += moves
         g_near = self.p.analytic_gradient(near)

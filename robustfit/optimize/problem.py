@@ -341,12 +341,11 @@ class ScaledProblem:
         some of them, and the check fell to central differences in every variable: a
         logistic regression of 1000 features boxed in ``[-0.02, 0.02]`` (91% of them
         on a bound) spent 2,000 of its 2,026 evaluations there."""
-        ends = z + 2.0 * v
-        fits = (ends >= self.lower) & (ends <= self.upper)
-        v = np.where(fits, v, -v)
-        near, far = z + v, z + 2.0 * v
-        if not (self.inside(near) and self.inside(far)):
+        doubled = self.inward_steps(z, 2.0 * v)
+        if np.any((doubled == 0.0) & (v != 0.0)):
             return None
+        v = 0.5 * doubled
+        near, far = z + v, z + doubled
         f_near, f_far = self.value(near), self.value(far)
         if not (np.isfinite(f_near) and np.isfinite(f_far) and np.isfinite(f)):
             return None
@@ -493,6 +492,16 @@ class ScaledProblem:
         ``x - 1e6`` (``f`` of 3600 at the stencil's ends) its partial read 1e-8 where
         the gradient was 0."""
         return float(moved[i] * self.scale[i] - z[i] * self.scale[i]) / float(self.scale[i])
+
+    def inward_steps(self, z: np.ndarray, steps: np.ndarray) -> np.ndarray:
+        """``steps`` (one per variable, taken together from ``z``) with each one that
+        would leave the bounds reversed, and 0 where neither way fits."""
+        if self.lower is None:
+            return steps
+        fits = (z + steps >= self.lower) & (z + steps <= self.upper)
+        steps = np.where(fits, steps, -steps)
+        fits = (z + steps >= self.lower) & (z + steps <= self.upper)
+        return np.where(fits, steps, 0.0)
 
     def inside(self, z: np.ndarray) -> bool:
         """Whether ``z`` is within the bounds (always, without bounds)."""
