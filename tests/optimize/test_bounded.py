@@ -3,7 +3,9 @@ active bounds (Hock-Schittkowski), and a function never evaluated outside its bo
 
 import numpy as np
 import pytest
+from scipy.optimize import minimize
 
+from benchmarks.minimize_models import regression_cases
 from benchmarks.nist_problems import capped_bounds, nist_problems, sign_bounds
 from robustfit import robust_minimize
 
@@ -184,3 +186,21 @@ def test_a_kink_well_inside_the_box_gets_the_non_smooth_certificate():
     res = robust_minimize(lambda x: float(abs(x[0] - 20.0)), np.array([0.0]),
                           bounds=[(-10, 10)], rng=0)
     assert res.x[0] == pytest.approx(10.0) and res.success
+
+
+@pytest.mark.parametrize("analytic", [False, True])
+def test_overshoots_from_deep_inside_the_box_are_not_pressing_on_it(analytic):
+    # a logistic regression with features scaled 1e-3 .. 1e3 in a box of +-1e3 (its
+    # minimum at |x| <= 93, inside): the first BFGS steps overshot the box 10 times and
+    # the run handed over to L-BFGS-B, which crawled (ill-conditioned 1e10) through the
+    # whole budget and stopped 49 above the minimum, or took 49,883 evaluations with
+    # the gradient
+    name, f, gradient, hessian, x0 = regression_cases()[0]
+    ref = minimize(f, x0, jac=gradient, hess=hessian, method="trust-exact",
+                   options={"gtol": 1e-12})
+    assert np.max(np.abs(ref.x)) < 100
+    res = robust_minimize(f, x0, jac=gradient if analytic else None,
+                          bounds=[(-1e3, 1e3)] * x0.size, rng=0)
+    assert res.success, res.message
+    assert res.fun <= ref.fun * (1 + 1e-12)
+    assert res.nfev < (2_000 if analytic else 30_000)

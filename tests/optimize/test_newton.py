@@ -4,8 +4,9 @@ certificate at saddles or plateaus."""
 
 import numpy as np
 import pytest
-from scipy.optimize import least_squares
+from scipy.optimize import least_squares, minimize
 
+from benchmarks.minimize_models import regression_cases
 from robustfit import robust_minimize
 from robustfit.optimize import newton
 from robustfit.optimize.newton import finite_difference_hessian, newton_decrement_test
@@ -256,3 +257,34 @@ def test_a_hessian_is_measured_where_a_shrunk_variable_sits_near_a_singularity()
     H = finite_difference_hessian(p, z, fun(z))
     assert H is not None
     np.testing.assert_allclose(H, [[2e8, 0.0], [0.0, 2.0]], rtol=1e-5, atol=1e-3)
+
+
+def test_more_than_twenty_variables_get_the_newton_check_once_it_is_cheap():
+    # a logistic regression with features scaled 1e-3 .. 1e3: the coefficients of the
+    # large features are about 5e-4 in size with curvatures near 3e7, so their partials
+    # cannot fall below gtol |f| in float64
+    name, f, gradient, hessian, x0 = regression_cases()[0]
+    assert name == "logistic regression n=30, features 1e-3..1e3"
+    ref = minimize(f, x0, jac=gradient, hess=hessian, method="trust-exact",
+                   options={"gtol": 1e-12})
+    res = robust_minimize(f, x0, rng=0)  # finite differences
+    # (before: the small-gradient test failed on the large features' partials, and the
+    # run spent all 155,000 evaluations of its budget without a certificate)
+    assert res.success and "Newton decrement" in res.message
+    assert res.fun <= ref.fun * (1 + 1e-12)
+    assert res.nfev < 20_000
+
+
+def test_the_late_dimension_follows_the_evaluations_spent():
+    p = _problem(lambda x: float(x @ x), np.ones(40))
+    assert newton.late_newton_dimension(p, 40, 0) == newton.MAX_DIMENSION
+    cost = newton.hessian_cost(p, 40) + 2 * 40 ** 2 + 4 * 40 + 2
+    assert newton.late_newton_dimension(p, 40, cost) == 40
+    assert newton.late_newton_dimension(p, 40, cost - 1) == newton.MAX_DIMENSION
+    # never beyond LATE_MAX_DIMENSION
+    assert newton.late_newton_dimension(p, newton.LATE_MAX_DIMENSION + 1, 10 ** 9) == \
+        newton.MAX_DIMENSION
+    # and the test itself keeps to the dimension it is given
+    q = _problem(lambda x: float(x @ x + 1), np.ones(21))
+    assert newton_decrement_test(q, np.ones(21), 22.0, 2 * np.ones(21), 1e-6,
+                                 max_dimension=21) is not None
