@@ -265,6 +265,12 @@ class ScaledProblem:
             return self._bad_gradient("non-finite gradient")
         if not self.guard.returns_grad:
             g = g / self.guard.unit  # (the guard divides the gradients it returns)
+        if self.lower is not None and np.any(self.lower == self.upper):
+            # no slope in a variable fixed by equal bounds, as with finite differences:
+            # kept, it coupled the variable into BFGS's model, whose steps then left
+            # the box (a 30-feature logistic regression with one coefficient fixed:
+            # 37,283 evaluations, where the same fit with finite differences took 6,629)
+            g = np.where(self.lower == self.upper, 0.0, g)
         return g * self.scale
 
     def _agrees_along_directions(self, z: np.ndarray, f: float, g: np.ndarray) -> bool:
