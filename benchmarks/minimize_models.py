@@ -112,26 +112,34 @@ def least_squares_cases():
     return out
 
 
+def logistic_regression(rng, n: int, m: int, scaled: bool):
+    """``(f, gradient, Hessian)`` of an L2-regularised (1e-3) logistic regression of
+    ``m`` samples on ``n`` features drawn from ``rng``, the features scaled from 1e-3
+    to 1e3 where ``scaled``."""
+    X = rng.standard_normal((m, n)) * (np.logspace(-3, 3, n) if scaled else 1.0)
+    w = rng.standard_normal(n) / (np.logspace(-3, 3, n) if scaled else 1.0)
+    y = (rng.uniform(size=m) < expit(X @ w)).astype(float) * 2 - 1
+
+    def f(b):
+        return float(np.sum(np.logaddexp(0, -y * (X @ b))) + 1e-3 * b @ b)
+
+    def g(b):
+        return -X.T @ (y * expit(-y * (X @ b))) + 2e-3 * b
+
+    def h(b):
+        s = expit(y * (X @ b)) * expit(-y * (X @ b))
+        return X.T @ (X * s[:, None]) + 2e-3 * np.eye(n)
+
+    return f, g, h
+
+
 def regression_cases():
     """(name, f, gradient, Hessian, x0): convex, with an exact Hessian for the
     reference."""
     rng = np.random.default_rng(3)
     out = []
     for n, m, scaled in ((30, 500, True), (30, 500, False), (50, 800, False)):
-        X = rng.standard_normal((m, n)) * (np.logspace(-3, 3, n) if scaled else 1.0)
-        w = rng.standard_normal(n) / (np.logspace(-3, 3, n) if scaled else 1.0)
-        y = (rng.uniform(size=m) < expit(X @ w)).astype(float) * 2 - 1
-
-        def f(b, X=X, y=y):
-            return float(np.sum(np.logaddexp(0, -y * (X @ b))) + 1e-3 * b @ b)
-
-        def g(b, X=X, y=y):
-            return -X.T @ (y * expit(-y * (X @ b))) + 2e-3 * b
-
-        def h(b, X=X, y=y, n=n):
-            s = expit(y * (X @ b)) * expit(-y * (X @ b))
-            return X.T @ (X * s[:, None]) + 2e-3 * np.eye(n)
-
+        f, g, h = logistic_regression(rng, n, m, scaled)
         label = "features 1e-3..1e3" if scaled else "features of size 1"
         out.append((f"logistic regression n={n}, {label}", f, g, h, np.zeros(n)))
     for n, m in ((25, 400), (40, 600)):

@@ -186,6 +186,12 @@ def hessian_cost(p: ScaledProblem, n: int) -> int:
     return n + 1 if p.analytic else 2 * n * n + 2
 
 
+def refine_cost(n: int) -> int:
+    """Evaluations the Hessian's measurement along its ``n`` eigenvectors costs (see
+    :func:`newton_decrement_test`): ``2 n**2 + 4 n + 2``."""
+    return 2 * n * n + 4 * n + 2
+
+
 def late_newton_dimension(p: ScaledProblem, n: int, spent: int) -> int:
     """The largest dimension for which :func:`newton_decrement_test` is tried once the
     small-gradient test has failed at a point: MAX_DIMENSION, or ``n`` up to
@@ -217,7 +223,7 @@ def late_newton_dimension(p: ScaledProblem, n: int, spent: int) -> int:
     """
     if n <= MAX_DIMENSION or n > LATE_MAX_DIMENSION:
         return MAX_DIMENSION
-    cost = hessian_cost(p, n) + (2 * n * n + 4 * n + 2)
+    cost = hessian_cost(p, n) + refine_cost(n)
     return n if cost <= LATE_HESSIAN_SHARE * spent else MAX_DIMENSION
 
 
@@ -298,7 +304,7 @@ def _decrement_check(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarray,
         return check
     span = float(np.max(np.abs(vals)))
     if span > 0 and float(np.min(np.abs(vals))) <= ILL_CONDITIONED * span \
-            and (p.guard.maxfev is None or p.guard.nfev + 2 * n * n + 4 * n + 2
+            and (p.guard.maxfev is None or p.guard.nfev + refine_cost(n)
                  <= p.guard.maxfev):
         # a spread of curvatures beyond what coordinate steps resolve (NIST's MGH10:
         # 3e5 to 2.5e14 at its minimum, where the coordinate Hessian has an eigenvalue

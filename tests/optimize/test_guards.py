@@ -300,24 +300,10 @@ def test_a_correct_gradient_is_kept_where_central_differences_are_poor():
     # at the optimum the gradient is 1e-6 and the central difference in a feature of
     # scale 1e3 errs by 0.3; the check used to drop the correct jac there, and the run
     # then spent its 155,000 evaluations on finite differences, uncertified
-    from scipy.special import expit
+    from benchmarks.minimize_models import logistic_regression
 
-    rng = np.random.default_rng(3)
-    n, m = 30, 500
-    X = rng.standard_normal((m, n)) * np.logspace(-3, 3, n)
-    w = rng.standard_normal(n) / np.logspace(-3, 3, n)
-    y = (rng.uniform(size=m) < expit(X @ w)).astype(float) * 2 - 1
-
-    def f(b):
-        return float(np.sum(np.logaddexp(0, -y * (X @ b))) + 1e-3 * b @ b)
-
-    def g(b):
-        return -X.T @ (y * expit(-y * (X @ b))) + 2e-3 * b
-
-    def hess(b):
-        s = expit(y * (X @ b)) * expit(-y * (X @ b))
-        return X.T @ (X * s[:, None]) + 2e-3 * np.eye(n)
-
+    n = 30
+    f, g, hess = logistic_regression(np.random.default_rng(3), n, 500, scaled=True)
     ref = scipy.optimize.minimize(f, np.zeros(n), jac=g, hess=hess, method="trust-exact",
                                   options={"gtol": 1e-12, "maxiter": 1000})
     res = robust_minimize(f, np.zeros(n), jac=g, rng=0)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.optimize import least_squares, minimize
 
-from benchmarks.minimize_models import regression_cases
+from benchmarks.minimize_models import logistic_regression, regression_cases
 from robustfit import robust_minimize
 from robustfit.optimize import newton
 from robustfit.optimize.newton import finite_difference_hessian, newton_decrement_test
@@ -278,7 +278,8 @@ def test_more_than_twenty_variables_get_the_newton_check_once_it_is_cheap():
 def test_the_late_dimension_follows_the_evaluations_spent():
     p = _problem(lambda x: float(x @ x), np.ones(40))
     assert newton.late_newton_dimension(p, 40, 0) == newton.MAX_DIMENSION
-    cost = newton.hessian_cost(p, 40) + 2 * 40 ** 2 + 4 * 40 + 2
+    cost = newton.hessian_cost(p, 40) + newton.refine_cost(40)
+    assert cost == (2 * 40 ** 2 + 2) + (2 * 40 ** 2 + 4 * 40 + 2)
     assert newton.late_newton_dimension(p, 40, cost) == 40
     assert newton.late_newton_dimension(p, 40, cost - 1) == newton.MAX_DIMENSION
     # never beyond LATE_MAX_DIMENSION
@@ -296,23 +297,9 @@ def test_a_hundred_and_fifty_variables_get_the_late_check():
     # differences: it reached its minimum but ended uncertified after all 755,000
     # evaluations of its budget (170 s) before the late check reached beyond 100
     # variables; certified in about 142,000 (34 s on two busy cores)
-    rng = np.random.default_rng(3)
-    n, m = 150, 2000
-    scales = np.logspace(-3, 3, n)
-    X = rng.standard_normal((m, n)) * scales
-    w = rng.standard_normal(n) / scales
-    y = np.where(rng.uniform(size=m) < 1 / (1 + np.exp(-X @ w)), 1.0, -1.0)
-
-    def f(b):
-        return float(np.sum(np.logaddexp(0, -y * (X @ b))) + 1e-3 * b @ b)
-
-    def gradient(b):
-        return -X.T @ (y / (1 + np.exp(y * (X @ b)))) + 2e-3 * b
-
-    def hessian(b):
-        s = 1 / (2 + 2 * np.cosh(X @ b))
-        return X.T @ (X * s[:, None]) + 2e-3 * np.eye(n)
-
+    n = 150
+    f, gradient, hessian = logistic_regression(np.random.default_rng(3), n, 2000,
+                                               scaled=True)
     x0 = np.zeros(n)
     ref = minimize(f, x0, jac=gradient, hess=hessian, method="trust-exact",
                    options={"gtol": 1e-12})
