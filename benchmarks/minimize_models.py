@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 from scipy.optimize import least_squares, minimize
-from scipy.special import expit
+from scipy.special import expit, logsumexp
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -133,6 +133,36 @@ def logistic_regression(rng, n: int, m: int, scaled: bool):
     return f, g, h
 
 
+def softmax_regression(rng, n: int, k: int, m: int):
+    """``(f, gradient, Hessian)`` of a softmax (multinomial logistic) regression of
+    ``m`` samples on ``n`` features scaled from 1e-2 to 1e2, ``k`` classes, its mean
+    log-loss plus ``1e-3 |w|**2``; ``w`` is the ``n x k`` coefficient matrix, flattened
+    by rows. From ``w = 0`` the largest features' coefficients end near 1e-2."""
+    sizes = np.logspace(-2, 2, n)
+    X = rng.standard_normal((m, n)) * sizes
+    truth = rng.standard_normal((n, k)) / sizes[:, None]
+    Y = np.eye(k)[np.argmax(X @ truth + rng.gumbel(size=(m, k)), axis=1)]
+
+    def f(w):
+        Z = X @ w.reshape(n, k)
+        return float(np.sum(logsumexp(Z, axis=1)) - np.sum(Z * Y)) / m + 1e-3 * w @ w
+
+    def probabilities(w):
+        Z = X @ w.reshape(n, k)
+        return np.exp(Z - logsumexp(Z, axis=1, keepdims=True))
+
+    def g(w):
+        return (X.T @ (probabilities(w) - Y)).ravel() / m + 2e-3 * w
+
+    def h(w):
+        P = probabilities(w)
+        S = np.einsum("ic,cd->icd", P, np.eye(k)) - np.einsum("ic,id->icd", P, P)
+        return (np.einsum("ia,ib,icd->acbd", X, X, S).reshape(n * k, n * k) / m
+                + 2e-3 * np.eye(n * k))
+
+    return f, g, h
+
+
 def regression_cases():
     """(name, f, gradient, Hessian, x0): convex, with an exact Hessian for the
     reference."""
@@ -156,6 +186,9 @@ def regression_cases():
             return X.T @ (X * np.exp(X @ b)[:, None])
 
         out.append((f"Poisson regression n={n}", f, g, h, np.zeros(n)))
+    f, g, h = softmax_regression(rng, 10, 3, 400)
+    out.append(("softmax regression 10 features x 3 classes, 1e-2..1e2", f, g, h,
+                np.zeros(30)))
     return out
 
 
@@ -165,6 +198,7 @@ def _row(name, jac, f_ref, res, bfgs, tol=None):
     return dict(case=name, jac=jac, f_ref=f_ref, f=float(res.fun), reached=reached,
                 success=bool(res.success), claim=bool(res.success and not reached),
                 nfev=int(res.nfev), message=res.message[:120], bfgs_f=float(bfgs.fun),
+                bfgs_nfev=int(bfgs.nfev),
                 bfgs_success=bool(bfgs.success),
                 bfgs_claim=bool(bfgs.success and not bfgs.fun <= f_ref + tol))
 

@@ -53,6 +53,8 @@ DIRECTIONAL_ROUNDING = 8.0
 # ... four times that for the one-sided stencil at bounds (its weights 3, 4, 1 over 2,
 # against the central difference's 1, 1 over 2)
 ONE_SIDED_ROUNDING = 4.0
+# ... and (8 + 1) / 3 times it where the difference was extrapolated from two steps
+EXTRAPOLATED_ROUNDING = 3.0
 
 
 def _spacings_floor(z, scale):
@@ -326,13 +328,39 @@ class ScaledProblem:
                 along, weight = self._inward_difference(z, f, v), ONE_SIDED_ROUNDING
             if along is None:
                 return False
-            change, v, f_side = along
-            err = abs(change - float(g @ v))
-            size = max(float(np.linalg.norm(g * v)), floor * float(np.linalg.norm(v)))
+            change, taken, f_side = along
+            residual = change - float(g @ taken)
+            size = max(float(np.linalg.norm(g * taken)), floor * float(np.linalg.norm(taken)))
             rounding = weight * DIRECTIONAL_ROUNDING * self.noise * EPS * f_side
-            if err > DIRECTIONAL_AGREEMENT * size + rounding:
+            if abs(residual) <= DIRECTIONAL_AGREEMENT * size + rounding:
+                continue
+            if weight != 1.0:
+                return False
+            extrapolated = self._extrapolated_residual(z, g, v, residual)
+            if extrapolated is None or abs(extrapolated) > (
+                    DIRECTIONAL_AGREEMENT * size + EXTRAPOLATED_ROUNDING * rounding):
                 return False
         return True
+
+    def _extrapolated_residual(self, z: np.ndarray, g: np.ndarray, v: np.ndarray,
+                               residual: float) -> float | None:
+        """The residual ``D_v f - g . v`` of the central difference along ``v``,
+        extrapolated (Richardson) with the one along ``v / 2``: ``(8 r(v/2) - r(v)) / 3``
+        cancels the truncation term (the third derivative along ``v`` over 6) and keeps
+        an error ``e . v`` of ``g``. None where the half step leaves the bounds or
+        meets a bad point.
+
+        Where a variable's curvature changes over a step of its start's size (a
+        softmax regression with features scaled 1e-2 to 1e2, the largest ones'
+        coefficients ~1e-2 from a start at 0), the plain difference errs by far more
+        than the gradient left at a minimum, and the check fell to differences of
+        every variable, extrapolated: ``6 n`` evaluations (180 of 272 at 30
+        coefficients, where scipy's BFGS spent 75 in all)."""
+        half = self.directional_difference(z, 0.5 * v)
+        if half is None:
+            return None
+        change, taken, _ = half
+        return (8.0 * (change - float(g @ taken)) - residual) / 3.0
 
     def _inward_difference(self, z: np.ndarray, f: float, v: np.ndarray
                            ) -> tuple[float, np.ndarray, float] | None:

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
+from benchmarks.minimize_models import softmax_regression
 from robustfit import robust_minimize
 from robustfit.optimize.objective import GuardedObjective
 from robustfit.optimize.problem import ScaledProblem
@@ -78,3 +79,46 @@ def test_one_partial_off_by_half_is_seen_along_random_directions(n):
         wrong = g.copy()
         wrong[rng.integers(n)] *= 1.5
         assert not p._agrees_along_directions(z, fun(z), wrong)
+
+
+def _softmax_regression(seed):
+    # 3 classes, 10 features scaled 1e-2 .. 1e2: at the minimum the coefficients of the
+    # large features are ~1e-2, and central steps of their start's size (1) see the
+    # third derivative far above the gradient left there
+    f, g, _ = softmax_regression(np.random.default_rng(seed), 10, 3, 400)
+    return f, g, 30
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_a_correct_gradient_of_a_badly_scaled_model_is_confirmed_by_extrapolation(seed):
+    # the plain directional differences disagreed with the gradient by their truncation
+    # error, and the check fell to extrapolated differences in every variable: 6 n = 180
+    # evaluations of f after ~75 iterations (274 and 282 in all; scipy's BFGS: 75, 79)
+    f, g, n = _softmax_regression(seed)
+    res = robust_minimize(f, np.zeros(n), jac=g, rng=0)
+    ref = minimize(f, res.x, jac=g, method="BFGS", options={"gtol": 1e-12})
+    assert res.success
+    assert res.fun <= ref.fun + 1e-10
+    assert not any(e["kind"] == "gradient_fallback" for e in res.events)
+    assert res.nfev - res.njev < 2 * n
+
+
+def test_extrapolation_does_not_confirm_a_partial_off_by_half(monkeypatch):
+    # where the plain differences disagree by truncation, the extrapolated ones confirm
+    # the gradient, and still see a partial off by half
+    f, g, n = _softmax_regression(2)
+    z = robust_minimize(f, np.zeros(n), jac=g, rng=0).x
+    plain = []
+    for seed in range(6):
+        p = ScaledProblem(GuardedObjective(f), np.ones(n))
+        p._check_signs = np.random.default_rng(seed)
+        assert p._agrees_along_directions(z, f(z), g(z))
+        for i in (0, 13, 29):
+            wrong = g(z)
+            wrong[i] = 1.5 * wrong[i] + 1e-6
+            assert not p._agrees_along_directions(z, f(z), wrong)
+        with monkeypatch.context() as m:
+            m.setattr(ScaledProblem, "_extrapolated_residual", lambda *a: None)
+            p._check_signs = np.random.default_rng(seed)
+            plain.append(p._agrees_along_directions(z, f(z), g(z)))
+    assert not all(plain)  # (the plain differences alone disagree for some signs)
