@@ -35,7 +35,7 @@ from .fallbacks import (
     run_scipy_stage,
 )
 from .gradients import gradient_source
-from .infinity import RUN_OFF, scale_free_run_off
+from .infinity import FAR_OUT, RUN_OFF, falls_further_out, scale_free_run_off
 from .inputs import check_inputs
 from .limited_memory import LimitedMemoryInverse, snapshot
 from .newton import (
@@ -1021,6 +1021,19 @@ class _Run:
             return Verdict(False, verdict.measure, f"limit at infinity: x{run_off} ran "
                            f"off from the start, and f does not change when they are "
                            f"halved or doubled (a valley's infimum, not a minimum)")
+        further = falls_further_out(self.p, self.p.to_z(self.guard.best_x), fb,
+                                    self.inp.x0, 0.1 * self.opts["gtol"] * abs(fb))
+        if further is not None:
+            variables, lower = further
+            self.log.add(self.guard.stage, "limit_at_infinity", variables=variables, f=fb,
+                         f_best=lower, reason=f"variables grew beyond {FAR_OUT:g} times "
+                         "their start, and f is lower along the valley they ran on")
+            self.doubted = True
+            user_lower = lower * self.guard.unit + self.guard.offset
+            return Verdict(False, verdict.measure, f"limit at infinity: x{variables} ran "
+                           f"off from the start, and doubling or halving them (the others "
+                           f"following the valley) lowers f to {user_lower:.10g} (a valley "
+                           f"running off to infinity, not a minimum)")
         return verdict
 
     def _unless_offset(self, verdict: Verdict) -> tuple[Verdict, bool]:

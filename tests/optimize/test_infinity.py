@@ -2,10 +2,13 @@
 valley's infimum is withdrawn (robustfit.optimize.infinity)."""
 
 import numpy as np
+import pytest
 
 from robustfit import robust_minimize
-from robustfit.optimize.infinity import RUN_OFF, scale_free_run_off
+from robustfit.optimize.infinity import RUN_OFF, falls_further_out, scale_free_run_off
 from robustfit.optimize.minimize import EARLY_ITERATIONS
+from robustfit.optimize.objective import GuardedObjective
+from robustfit.optimize.problem import ScaledProblem
 from tests.optimize.test_components import _run_for
 
 
@@ -65,3 +68,39 @@ def test_the_minimum_off_the_valley_is_still_found_and_certified():
     res = robust_minimize(_ratio, [1.0, 1.0], rng=0)
     assert res.success
     np.testing.assert_allclose(res.x, [3.0, 0.5], rtol=1e-6)
+
+
+def _beale(x):
+    return float((1.5 - x[0] + x[0] * x[1]) ** 2 + (2.25 - x[0] + x[0] * x[1] ** 2) ** 2
+                 + (2.625 - x[0] + x[0] * x[1] ** 3) ** 2)
+
+
+@pytest.mark.parametrize("x0", [(-1.53241455, 2.59585833), (-2.66890283, -2.13917994),
+                                (1.1114078, 2.49014803), (-3.14527653, -0.16008851)])
+def test_no_pass_on_a_valley_that_runs_off_to_infinity(x0):
+    # Beale's function falls towards 0.452011 as x1 -> -inf (x2 -> 1): from these
+    # starts the runs were certified at x1 = -3e4 .. -6e4, f = 0.45203 to 0.45204, by
+    # the Newton decrement or the small gradient (the minimum is 0 at (3, 0.5))
+    res = robust_minimize(_beale, np.array(x0), rng=0)
+    assert not (res.success and res.fun > 1e-10), (res.x, res.fun, res.message)
+    assert res.fun == _beale(res.x)
+
+
+def test_a_valley_of_minima_that_ran_off_is_not_withdrawn():
+    # an over-parametrised model: f = 0.5 all along x0 x1 = 1; from (1, 1) its
+    # parameters ran to (1e5, 1e-5), a minimiser as good as any other on that curve
+    fun = lambda x: float((x[0] * x[1] - 1.0) ** 2 + 0.5)  # noqa: E731
+    p = ScaledProblem(GuardedObjective(fun), np.ones(2))
+    z = np.array([1e5, 1e-5 * (1 + 1e-9)])
+    assert falls_further_out(p, z, fun(z), np.ones(2), 1e-7) is None
+
+
+def test_a_far_minimiser_is_certified():
+    # Brown's badly scaled function: x* = (1e6, 2e-6) from (1, 1), x0 grows 1e6 times
+    def brown(x):
+        return float((x[0] - 1e6) ** 2 + (x[1] - 2e-6) ** 2 + (x[0] * x[1] - 2.0) ** 2)
+
+    res = robust_minimize(brown, np.ones(2), rng=0)
+    assert res.success
+    np.testing.assert_allclose(res.x, [1e6, 2e-6], rtol=1e-6)
+    assert not any(e["kind"] == "limit_at_infinity" for e in res.events)
