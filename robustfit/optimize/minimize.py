@@ -1008,7 +1008,7 @@ class _Run:
                 verdict, vacuous = self._unless_offset(verdict)
             if vacuous or not self.guard.best_f < f_tested:
                 break  # (else a probe of the offset check found f lower: test there)
-        if not verdict.passed or self.bounded:
+        if not verdict.passed:
             return verdict
         fb = self.guard.best_f
         run_off = scale_free_run_off(lambda x: self.p.value(self.p.to_z(x)),
@@ -1021,6 +1021,11 @@ class _Run:
             return Verdict(False, verdict.measure, f"limit at infinity: x{run_off} ran "
                            f"off from the start, and f does not change when they are "
                            f"halved or doubled (a valley's infimum, not a minimum)")
+        # (both with bounds too, where variables bounded on one side ran off on the
+        # other: a Michaelis-Menten curve with V, K >= 0 on data slightly concave was
+        # certified at K = 1.7e5, f 4e-4 of itself above the infimum at K -> inf; with
+        # this probe alone, at K = 3e16, where V / K is the slope of the line through
+        # 0, the infimum, and the 1 of K + s stops counting)
         further = falls_further_out(self.p, self.p.to_z(self.guard.best_x), fb,
                                     self.inp.x0, 0.1 * self.opts["gtol"] * abs(fb))
         if further is not None:

@@ -104,3 +104,21 @@ def test_a_far_minimiser_is_certified():
     assert res.success
     np.testing.assert_allclose(res.x, [1e6, 2e-6], rtol=1e-6)
     assert not any(e["kind"] == "limit_at_infinity" for e in res.events)
+
+
+def test_a_bounded_fit_whose_parameters_run_off_is_not_certified():
+    # a Michaelis-Menten curve V s / (K + s), V, K >= 0, on data whose best fit is the
+    # line through 0 (K -> inf, V / K its slope): certified at K = 1.1e11, f 2e-11 of
+    # itself above the line's, while the checks of limits at infinity skipped bounded runs
+    s = np.linspace(0.1, 2.0, 12)
+    y = 0.8 * s * (1 - 0.01 * s) + 0.01 * np.random.default_rng(3).standard_normal(12)
+
+    def fun(p):
+        return float(np.sum((p[0] * s / (p[1] + s) - y) ** 2))
+
+    line = float(np.sum((s @ y / (s @ s) * s - y) ** 2))
+    res = robust_minimize(fun, np.ones(2), bounds=[(0, None), (0, None)], rng=0)
+    assert not res.success
+    assert "limit at infinity" in res.message
+    assert res.fun <= line * (1 + 1e-12)
+    assert res.x[1] > 1e6
