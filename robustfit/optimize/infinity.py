@@ -141,6 +141,7 @@ def falls_further_out(p: ScaledProblem, z: np.ndarray, f: float, x0: np.ndarray,
 
 
 def _times(z: np.ndarray, which: np.ndarray, c: float) -> np.ndarray:
+    """``z`` with the variables ``which`` (a mask) multiplied by ``c``."""
     moved = z.copy()
     moved[which] *= c
     return moved
