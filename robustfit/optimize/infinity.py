@@ -90,7 +90,7 @@ def falls_further_out(p: ScaledProblem, z: np.ndarray, f: float, x0: np.ndarray,
     slope and the curvature vanish faster than the gap, and the quadratic model of a
     curved valley sees little of it. Beale's function from ``(-3.84, -3.87)`` was
     certified by the Newton decrement (2e-8 of ``f``) at ``x = (-85050, 1.00001)``,
-    ``f = 0.452027``: the valley ``x1 -> -inf, x2 -> 1`` falls to 0.452011. Withdrawn
+    ``f = 0.452027``: the valley ``x1 -> -inf, x2 -> 1`` falls to 0.452009. Withdrawn
     there (doubling ``x1`` lowers ``f`` by 9e-6), the restarts ran out on the other
     side, ``x1 = 228627``, where ``f`` falls back in (halving ``x1``), on to the minimum,
     0 at ``(3, 0.5)``. A far minimiser (Brown's badly scaled function,

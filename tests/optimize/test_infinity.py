@@ -80,7 +80,7 @@ def _beale(x):
                                 (1.1114077998375036, 2.4901480290806814),
                                 (-3.1452765262094027, -0.16008850620597137)])
 def test_no_pass_on_a_valley_that_runs_off_to_infinity(x0):
-    # Beale's function falls towards 0.452011 as x1 -> -inf (x2 -> 1): from these
+    # Beale's function falls towards 0.452009 as x1 -> -inf (x2 -> 1): from these
     # starts (numpy's default_rng(1), uniform in [-4.5, 4.5]**2; the paths depend on
     # every digit) the runs were certified at x1 = -4.6e4 .. -6.8e4, f = 0.45203 to
     # 0.45204, by the Newton decrement or the small gradient (the minimum is 0 at
