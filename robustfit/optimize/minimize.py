@@ -1022,7 +1022,7 @@ class _Run:
                            f"off from the start, and f does not change when they are "
                            f"halved or doubled (a valley's infimum, not a minimum)")
         # (both with bounds too, where variables bounded on one side ran off on the
-        # other: a Michaelis-Menten curve with V, K >= 0 on data slightly concave was
+        # other: a Michaelis-Menten curve with V, K >= 0 on data slightly convex was
         # certified at K = 1.7e5, f 4e-4 of itself above the infimum at K -> inf; with
         # this probe alone, at K = 3e16, where V / K is the slope of the line through
         # 0, the infimum, and the 1 of K + s stops counting)
