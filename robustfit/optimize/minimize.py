@@ -1039,6 +1039,10 @@ class _Run:
                            f"off from the start, and doubling or halving them (the others "
                            f"following the valley) lowers f to {user_lower:.10g} (a valley "
                            f"running off to infinity, not a minimum)")
+        if self.guard.best_f < fb:
+            # a probe above found f lower without withdrawing the pass (by less than
+            # its tolerance): that point is the one returned, so the tests are taken there
+            return self._tests_at_best()
         return verdict
 
     def _unless_offset(self, verdict: Verdict) -> tuple[Verdict, bool]:

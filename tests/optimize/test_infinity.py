@@ -126,3 +126,27 @@ def test_a_bounded_fit_whose_parameters_run_off_is_not_certified():
     assert "limit at infinity" in res.message
     assert res.fun <= line * (1 + 1e-12)
     assert res.x[1] > 1e6
+
+
+def test_a_point_the_valley_probe_found_lower_is_tested_before_it_is_returned(monkeypatch):
+    # a pass at x0 = 1e4 (1e4 times its start): doubling x0 finds f lower by 1e-10 of
+    # itself, less than the tolerance and not lower again at 4e4, so the pass is not
+    # withdrawn; the point returned is that lower one, and the tests are taken there
+    def fun(x):
+        return float(0.5 - 5e-11 * np.exp(-(((x[0] - 2e4) / 1e3) ** 2)) + (x[1] - 1.0) ** 2)
+
+    run = _run_for(fun, [1.0, 1.0])
+    run.stage_iterations = EARLY_ITERATIONS + 1
+    run.p.value(run.p.to_z(np.array([1e4, 1.0])))
+    tested = []
+    original = type(run)._tests_at_best
+
+    def counted(self):
+        tested.append(self.guard.best_x.copy())
+        return original(self)
+
+    monkeypatch.setattr(type(run), "_tests_at_best", counted)
+    verdict = run._final_test()
+    assert run.guard.best_x[0] == 2e4
+    assert verdict.passed
+    assert [t[0] for t in tested] == [1e4, 2e4]
