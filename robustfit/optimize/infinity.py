@@ -122,6 +122,9 @@ def falls_further_out(p: ScaledProblem, z: np.ndarray, f: float, x0: np.ndarray,
         return None
     others = np.flatnonzero(~far)
     cost = hessian_cost(p, others.size) if others.size else 0
+    # (each floor: the Hessian of the others, then Newton steps of 2 slopes per
+    # direction and a few halvings, counted as 8 per variable; up to two floors per
+    # factor)
     if p.guard.maxfev is not None and p.guard.nfev + 2 * len(ALONG_THE_VALLEY) * (
             cost + 8 * z.size) > p.guard.maxfev:
         return None

@@ -1010,6 +1010,13 @@ class _Run:
                 break  # (else a probe of the offset check found f lower: test there)
         if not verdict.passed:
             return verdict
+        return self._unless_limit_at_infinity(verdict)
+
+    def _unless_limit_at_infinity(self, verdict: Verdict) -> Verdict:
+        """The pass ``verdict``, unless variables ran off from the start to a valley's
+        infimum (:mod:`.infinity`): where ``f`` ignores their common size, or is lower
+        along the valley they ran on. Where those probes found ``f`` lower without
+        withdrawing the pass, the tests are taken again at that point, the one returned."""
         fb = self.guard.best_f
         run_off = scale_free_run_off(lambda x: self.p.value(self.p.to_z(x)),
                                      self.guard.best_x, fb, self.inp.x0)

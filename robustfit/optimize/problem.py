@@ -323,9 +323,10 @@ class ScaledProblem:
         floor = 1e-8 * max(1.0, abs(f))
         for _ in range(CHECK_DIRECTIONS):
             v = steps * self._check_signs.choice((-1.0, 1.0), size=n)
-            along, weight = self.directional_difference(z, v), 1.0
+            along, one_sided = self.directional_difference(z, v), False
             if along is None and self.lower is not None:
-                along, weight = self._inward_difference(z, f, v), ONE_SIDED_ROUNDING
+                along, one_sided = self._inward_difference(z, f, v), True
+            weight = ONE_SIDED_ROUNDING if one_sided else 1.0
             if along is None:
                 return False
             change, taken, f_side = along
@@ -334,8 +335,8 @@ class ScaledProblem:
             rounding = weight * DIRECTIONAL_ROUNDING * self.noise * EPS * f_side
             if abs(residual) <= DIRECTIONAL_AGREEMENT * size + rounding:
                 continue
-            if weight != 1.0:
-                return False
+            if one_sided:
+                return False  # (the variable-wise check decides there)
             extrapolated = self._extrapolated_residual(z, g, v, residual)
             if extrapolated is None or abs(extrapolated) > (
                     DIRECTIONAL_AGREEMENT * size + EXTRAPOLATED_ROUNDING * rounding):
