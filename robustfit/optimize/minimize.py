@@ -323,7 +323,10 @@ def robust_minimize(fun: Callable, x0, args: tuple = (), jac=None, bounds=None, 
         verdict = Verdict(False, np.nan, "none")
     detail = run.detail if verdict is None or not verdict.passed else ""
     result = build_result(guard=guard, x0=inp.x0, stop_reason=stop_reason,
-                          verdict=verdict, nit=run.nit, njev=problem.njev,
+                          verdict=verdict, nit=run.nit,
+                          # (with jac=True each call of fun returned a gradient, as
+                          # scipy counts it)
+                          njev=guard.nfev if guard.returns_grad else problem.njev,
                           restarts=run.restarts, log=log, detail=detail)
     if inp.options["disp"]:
         print(f"{result.message}\n         Current function value: {result.fun:.6g}\n"

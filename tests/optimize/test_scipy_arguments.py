@@ -88,3 +88,24 @@ def test_scipy_finite_difference_schemes_are_finite_differences(scheme):
 def test_an_unknown_jac_string_is_refused_with_the_choices():
     with pytest.raises(robustfit.InvalidInputError, match="'cs' are taken"):
         robust_minimize(optimize.rosen, X0, jac="4-point")
+
+
+def test_jac_true_counts_each_call_as_a_gradient_evaluation():
+    # fun returns (f, g): every call is a gradient evaluation too, as scipy counts it
+    # (njev was 0); with a separate jac, njev counts jac's calls
+    calls = []
+
+    def fun_and_grad(x):
+        calls.append(1)
+        return optimize.rosen(x), optimize.rosen_der(x)
+
+    res = robust_minimize(fun_and_grad, X0, jac=True, rng=0)
+    assert res.success and res.njev == res.nfev == len(calls)
+    jac_calls = []
+
+    def jac(x):
+        jac_calls.append(1)
+        return optimize.rosen_der(x)
+
+    res = robust_minimize(optimize.rosen, X0, jac=jac, rng=0)
+    assert res.success and res.njev == len(jac_calls) > 0
