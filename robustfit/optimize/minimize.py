@@ -438,7 +438,11 @@ class _Run:
         if not np.isfinite(f0):
             z0, f0 = self._finite_start(z0)
             if z0 is None:
-                self.detail = "fun was NaN/inf or raised at x0 and at every point tried nearby"
+                first = next((e for e in self.log.as_list() if e["kind"] == "bad_point"),
+                             None)  # (why x0 failed: a vector returned, an exception)
+                at_x0 = f" (at x0: {first['reason']})" if first is not None else ""
+                self.detail = ("fun was NaN/inf or raised at x0 and at every point tried "
+                               f"nearby{at_x0}")
                 return
         method = self.inp.method
         self._start_gradient = None

@@ -15,7 +15,7 @@ import numpy as np
 
 from .events import EventLog
 
-__all__ = ["BudgetExhausted", "GuardedObjective"]
+__all__ = ["BudgetExhausted", "GuardedObjective", "as_real"]
 
 
 class BudgetExhausted(Exception):  # noqa: N818 - a control-flow signal, not an error
@@ -27,10 +27,24 @@ class BudgetExhausted(Exception):  # noqa: N818 - a control-flow signal, not an 
 
 
 def _as_scalar(value: Any) -> float:
-    arr = np.asarray(value, dtype=float)
+    arr = np.asarray(value)
     if arr.size != 1:
         raise TypeError(f"fun must return a scalar, got an array of shape {arr.shape}")
-    return float(arr.reshape(()))
+    return float(as_real(arr, "fun").reshape(()))
+
+
+def as_real(value: Any, name: str) -> np.ndarray:
+    """``value`` as a float array; a complex one only where its imaginary part is 0
+    (keeping the real part of any other would hide a bug of the user's, as numpy's
+    ComplexWarning did)."""
+    arr = np.asarray(value)
+    if np.iscomplexobj(arr):
+        if np.any(arr.imag != 0):
+            first = arr.ravel()[np.flatnonzero(arr.imag.ravel() != 0)[0]]
+            raise TypeError(f"{name} returned complex values, not real numbers "
+                            f"({complex(first)})")
+        arr = arr.real
+    return np.asarray(arr, dtype=float)
 
 
 class GuardedObjective:
@@ -140,7 +154,7 @@ class GuardedObjective:
                 out = self.fun(x.copy(), *self.args)
                 if self.returns_grad:
                     value, grad = out
-                    grad = np.asarray(grad, dtype=float).reshape(x.shape)
+                    grad = as_real(grad, "fun's gradient").reshape(x.shape)
                 else:
                     value, grad = out, None
                 f = _as_scalar(value)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .events import EventLog
-from .objective import GuardedObjective
+from .objective import GuardedObjective, as_real
 from .stencils import slope_at_zero
 
 __all__ = ["ScaledProblem", "OutsideLimit", "FORWARD_STEP", "CENTRAL_STEP", "SHRUNK",
@@ -260,7 +260,7 @@ class ScaledProblem:
             self.njev += 1
             try:
                 with np.errstate(all="ignore"):
-                    g = np.asarray(self.jac_x(x), dtype=float).reshape(x.shape)
+                    g = as_real(self.jac_x(x), "jac").reshape(x.shape)
             except Exception as exc:  # a failing jac is a bad gradient, not a crash
                 return self._bad_gradient(f"{type(exc).__name__}: {exc}"[:200])
         if g is None or not np.all(np.isfinite(g)):

@@ -334,3 +334,28 @@ def test_an_exception_from_the_callback_reaches_the_user():
 
     with pytest.raises(ValueError, match="the user's own"):
         robust_minimize(rosen, [-1.2, 1.0], rng=0, callback=callback)
+
+
+def test_a_wrong_return_type_is_named_in_the_message():
+    # a vector of residuals (least squares' convention) or a complex value at every
+    # point: the message says what fun returned at x0, not only "NaN/inf or raised"
+    res = robust_minimize(lambda x: x ** 2, [1.0, 2.0])
+    assert not res.success and "got an array of shape (2,)" in res.message
+    res = robust_minimize(lambda x: np.sum(x ** 2) + 1j, [1.0, 2.0])
+    assert not res.success and "complex" in res.message
+
+
+def test_complex_values_with_no_imaginary_part_are_real_numbers():
+    # (numpy's ComplexWarning, a RuntimeWarning, reached the user before)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = robust_minimize(lambda x: np.sum((x - 1.0) ** 2) + 0j, [3.0, -2.0], rng=0,
+                              jac=lambda x: 2.0 * (x - 1.0) + 0j)
+    assert res.success and np.allclose(res.x, 1.0)
+    # a gradient with an imaginary part is a bad gradient: finite differences take over
+    res = robust_minimize(lambda x: float(np.sum((x - 1.0) ** 2)), [3.0, -2.0], rng=0,
+                          jac=lambda x: 2.0 * (x - 1.0) + 1j)
+    assert res.success and np.allclose(res.x, 1.0, atol=1e-6)
+    assert any(e["kind"] == "bad_gradient" and "complex" in e["reason"] for e in res.events)
