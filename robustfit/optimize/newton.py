@@ -26,6 +26,7 @@ import numpy as np
 
 from .offset import RESOLVED
 from .problem import CENTRAL_STEP, FORWARD_STEP, SHRUNK, ScaledProblem
+from .smoothness import kinked_directions
 
 __all__ = ["newton_decrement_test", "NewtonCheck", "finite_difference_hessian",
            "hessian_cost", "HESSIAN_STEP", "late_newton_dimension", "newton_move",
@@ -104,6 +105,16 @@ def finite_difference_hessian(p: ScaledProblem, z: np.ndarray, f: float,
     array([[ 2.,  3.],
            [ 3., 10.]])
     """
+    measured = measured_hessian(p, z, f, g, coords, steps)
+    return None if measured is None else measured[0]
+
+
+def measured_hessian(p: ScaledProblem, z: np.ndarray, f: float,
+                     g: np.ndarray | None = None, coords: np.ndarray | None = None,
+                     steps: np.ndarray | None = None
+                     ) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`finite_difference_hessian` and the steps it took, per variable of
+    ``coords`` (those of the gradient's differences with an analytic one)."""
     coords = np.arange(z.size) if coords is None else np.asarray(coords)
     m = coords.size
     if p.analytic:
@@ -111,6 +122,7 @@ def finite_difference_hessian(p: ScaledProblem, z: np.ndarray, f: float,
         if g0 is None:
             return None
         H = np.empty((m, m))
+        taken = np.empty(m)
         for col, j in enumerate(coords):
             h = p.own_step(z, j, FORWARD_STEP)
             zj = z.copy()
@@ -118,8 +130,9 @@ def finite_difference_hessian(p: ScaledProblem, z: np.ndarray, f: float,
             gj = p.analytic_gradient(zj)
             if gj is None:
                 return None
-            H[:, col] = (gj[coords] - g0[coords]) / (zj[j] - z[j])
-        return 0.5 * (H + H.T)
+            taken[col] = zj[j] - z[j]
+            H[:, col] = (gj[coords] - g0[coords]) / taken[col]
+        return 0.5 * (H + H.T), taken
     h = (np.array([p.own_step(z, i, HESSIAN_STEP) for i in coords]) if steps is None
          else np.asarray(steps, dtype=float))
     out = _second_differences(p, z, f, np.eye(z.size)[:, coords], h)
@@ -144,8 +157,8 @@ def finite_difference_hessian(p: ScaledProblem, z: np.ndarray, f: float,
         reach[coords] = usual
         if np.any(usual > h) and _inside(p, z, reach):
             retry = _second_differences(p, z, f, np.eye(z.size)[:, coords], usual)
-            out = out if retry is None else retry
-    return None if out is None else out[0]
+            out, h = (out, h) if retry is None else (retry, usual)
+    return None if out is None else (out[0], h)
 
 
 def _second_differences(p: ScaledProblem, z: np.ndarray, f: float, V: np.ndarray,
@@ -274,9 +287,10 @@ def newton_decrement_test(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarr
         room = np.minimum(z - p.lower, p.upper - z)
         reach[coords] = np.minimum(reach[coords], 0.5 * room[coords])
         steps = reach[coords]
-    H = finite_difference_hessian(p, z, f, g, coords, steps=steps)
-    if H is None or not np.all(np.isfinite(H)):
+    measured = measured_hessian(p, z, f, g, coords, steps=steps)
+    if measured is None or not np.all(np.isfinite(measured[0])):
         return None
+    H, taken = measured
     if not p.analytic and np.any(H) and float(np.max(np.abs(np.diag(H)) * reach[coords] ** 2)) \
             < RESOLVED * p.guard.rounding(f):
         # no second difference of the stencil is above f's rounding (f measured from
@@ -284,14 +298,16 @@ def newton_decrement_test(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarr
         # function plus 1e6 "passed" on such a Hessian 1.9e-6 above a local minimum);
         # a Hessian of exact zeros (a piecewise linear f) fails the test as before
         return None
-    check = _decrement_check(p, z, f, g[coords], gtol, coords, H)
+    check = _decrement_check(p, z, f, g, gtol, coords, H, taken)
     return None if check is None else check._replace(hessian=H)
 
 
-def _decrement_check(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarray,
-                     gtol: float, coords: np.ndarray, H: np.ndarray) -> NewtonCheck | None:
+def _decrement_check(p: ScaledProblem, z: np.ndarray, f: float, g_all: np.ndarray,
+                     gtol: float, coords: np.ndarray, H: np.ndarray, taken: np.ndarray
+                     ) -> NewtonCheck | None:
     """:func:`newton_decrement_test` once the Hessian ``H`` over ``coords`` is measured
-    (``g`` the gradient over them)."""
+    with the steps ``taken`` (``g_all`` the gradient over every variable)."""
+    g = g_all[coords]
     n = coords.size
     basis = np.eye(z.size)[:, coords]  # the free variables
     tol = 0.1 * gtol * abs(f)
@@ -330,17 +346,42 @@ def _decrement_check(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarray,
             # stencil's own central differences err by s**2 f'(3) / 6 along them too)
             g_along = out[1] if p.analytic or p.lower is not None else vecs.T @ g
             refined = _model_check(p, z, f, g_along, out[0], directions, tol)
+            local = steps < max(1.0, float(np.max(np.abs(z))))
+            if refined.passed:
+                # (not along a direction whose step reached the cap, the variables'
+                # size: a saturated logistic, flat at its infimum, then showed its whole
+                # step over one step, and the doubled step no more)
+                refined = _unless_kinked(p, z, f, refined, directions[:, local],
+                                         np.diag(out[0])[local], steps[local])
             if refined.passed:
                 return _unless_lower_along_flat_valley(p, z, f, out[0], directions,
                                                        tol, refined)
             if refined.improved or refined.measure < np.inf:
                 return refined
     if check.passed:
+        check = _unless_kinked(p, z, f, check, basis, np.diag(H), taken,
+                               g_all if p.analytic else None)
+        if not check.passed:
+            return check
         return _unless_lower_along_flat_valley(p, z, f, H, basis, tol, check)
     if check.measure == np.inf:  # indefinite: probe along the negative curvature
         return NewtonCheck(False, np.inf,
                            _descends_along_least_curvature(p, z, f, g, H, basis))
     return check
+
+
+def _unless_kinked(p: ScaledProblem, z: np.ndarray, f: float, check: NewtonCheck,
+                   V: np.ndarray, curvatures: np.ndarray, steps: np.ndarray,
+                   g: np.ndarray | None = None) -> NewtonCheck:
+    """The passing ``check``, unless a curvature along a column of ``V`` measured a kink
+    (:func:`.smoothness.kinked_directions`): then a failure (measure inf), logged."""
+    kinked = kinked_directions(p, z, f, V, curvatures, steps, g)
+    if not kinked:
+        return check
+    p.log.add(p.guard.stage, "kink", directions=kinked, f=f,
+              reason="a second difference did not grow fourfold with twice the step: "
+              "f has a kink there, and the Newton test does not apply")
+    return NewtonCheck(False, np.inf, check.improved)
 
 
 def newton_move(p: ScaledProblem, z: np.ndarray, f: float,
