@@ -352,7 +352,10 @@ def _decrement_check(p: ScaledProblem, z: np.ndarray, f: float, g_all: np.ndarra
                 # size: a saturated logistic, flat at its infimum, then showed its whole
                 # step over one step, and the doubled step no more)
                 refined = _unless_kinked(p, z, f, refined, directions[:, local],
-                                         np.diag(out[0])[local], steps[local])
+                                         np.diag(out[0])[local], steps[local],
+                                         along="eigenvectors of the Hessian")
+                if not refined.passed:
+                    return refined  # (the finer measurement decides)
             if refined.passed:
                 return _unless_lower_along_flat_valley(p, z, f, out[0], directions,
                                                        tol, refined)
@@ -360,7 +363,8 @@ def _decrement_check(p: ScaledProblem, z: np.ndarray, f: float, g_all: np.ndarra
                 return refined
     if check.passed:
         check = _unless_kinked(p, z, f, check, basis, np.diag(H), taken,
-                               g_all if p.analytic else None)
+                               g_all if p.analytic else None,
+                               along=f"variables {[int(i) for i in coords]}")
         if not check.passed:
             return check
         return _unless_lower_along_flat_valley(p, z, f, H, basis, tol, check)
@@ -372,13 +376,14 @@ def _decrement_check(p: ScaledProblem, z: np.ndarray, f: float, g_all: np.ndarra
 
 def _unless_kinked(p: ScaledProblem, z: np.ndarray, f: float, check: NewtonCheck,
                    V: np.ndarray, curvatures: np.ndarray, steps: np.ndarray,
-                   g: np.ndarray | None = None) -> NewtonCheck:
+                   g: np.ndarray | None = None, *, along: str) -> NewtonCheck:
     """The passing ``check``, unless a curvature along a column of ``V`` measured a kink
-    (:func:`.smoothness.kinked_directions`): then a failure (measure inf), logged."""
+    (:func:`.smoothness.kinked_directions`): then a failure (measure inf), logged with
+    the columns (``along`` says what they are)."""
     kinked = kinked_directions(p, z, f, V, curvatures, steps, g)
     if not kinked:
         return check
-    p.log.add(p.guard.stage, "kink", directions=kinked, f=f,
+    p.log.add(p.guard.stage, "kink", along=along, kinked=kinked, f=f,
               reason="a second difference did not grow fourfold with twice the step: "
               "f has a kink there, and the Newton test does not apply")
     return NewtonCheck(False, np.inf, check.improved)
