@@ -37,6 +37,7 @@ from .fallbacks import (
 from .gradients import gradient_source
 from .infinity import FAR_OUT, RUN_OFF, falls_further_out, scale_free_run_off
 from .inputs import check_inputs
+from .kinks import separable_kink_measure
 from .limited_memory import LimitedMemoryInverse, snapshot
 from .newton import (
     MAX_DIMENSION,
@@ -1238,6 +1239,7 @@ class _Run:
             # bundle gradients only near zb, with a tiny linearisation error there
             if self.p.analytic:
                 items += gradients_near(self.bundle.items, zb, fb)
+            at_kink = False
             if g is not None and not self.bounded:
                 # a central difference may straddle a kink (the mean of two sides is not
                 # a gradient): only a verified one joins the bundle (with bounds this is
@@ -1245,10 +1247,19 @@ class _Run:
                 g_here = g if self.p.analytic else verified_gradient(self.p, zb, fb)
                 if g_here is not None:
                     items.append((zb, fb, g_here))
+                at_kink = g_here is None
             m = bundle_stationarity(zb, fb, items, np.inf)
             name = "shortest convex combination of gradients sampled nearby"
             if m <= gtol:
                 return self._unless_plateau(zb, fb, g, Verdict(True, m, name))
+            if at_kink:
+                # the one-sided differences at zb disagree: kinks along the variables
+                # (an L1 penalty) have a box of one-sided partials for subdifferential,
+                # which sampling cannot cover where many are active (see .kinks)
+                box = separable_kink_measure(self.p, zb, fb, self.rng)
+                if box is not None and box <= gtol:
+                    return self._unless_plateau(zb, fb, g, Verdict(
+                        True, box, "one-sided partials at kinks along the variables"))
             late = self._late_newton_check(zb, fb, g, gtol)
             if late is _RETEST:
                 continue
