@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .problem import ScaledProblem
+from .sampling import one_sided_slopes
 
 __all__ = ["separable_kink_measure"]
 
@@ -83,7 +84,10 @@ def separable_kink_measure(p: ScaledProblem, z: np.ndarray, f: float,
     kinked = steady & (jump > 0)
     if not np.any(kinked):
         return None
-    noise = ROUNDINGS * (n + 2) * p.guard.rounding(f)  # (the prediction sums n partials)
+    # allowed disagreement: a share of the moves' first-order size, and rounding (the
+    # prediction sums n partials)
+    allowed = (AGREEMENT * float(np.sum(np.maximum(np.abs(up), np.abs(down)) * h))
+               + ROUNDINGS * (n + 2) * p.guard.rounding(f))
     for _ in range(max(n, MIN_PATTERNS)):
         signs = rng.choice([-1.0, 1.0], size=n)
         move = signs * h
@@ -91,8 +95,7 @@ def separable_kink_measure(p: ScaledProblem, z: np.ndarray, f: float,
         value = p.value(z + move)
         if not np.isfinite(value):
             return None
-        scale = float(np.sum(np.maximum(np.abs(up), np.abs(down)) * h))
-        if abs((value - f) - predicted) > AGREEMENT * scale + noise:
+        if abs((value - f) - predicted) > allowed:
             return None  # not a box: the kinks are not separable here
     distance = np.maximum(0.0, np.maximum(-up, down))
     return float(np.max(distance * np.maximum(1.0, np.abs(z))) / max(1.0, abs(f)))
@@ -103,12 +106,8 @@ def _one_sided(p: ScaledProblem, z: np.ndarray, f: float,
     """Forward and backward differences of ``f`` at ``z`` with steps ``h``."""
     up, down = np.empty(z.size), np.empty(z.size)
     for i in range(z.size):
-        zp, zm = z.copy(), z.copy()
-        zp[i] += h[i]
-        zm[i] -= h[i]
-        fp, fm = p.value(zp), p.value(zm)
-        if not (np.isfinite(fp) and np.isfinite(fm)):
+        sides = one_sided_slopes(p, z, f, i, float(h[i]))
+        if sides is None:
             return None
-        up[i] = (fp - f) / (zp[i] - z[i])
-        down[i] = (f - fm) / (z[i] - zm[i])
+        up[i], down[i] = sides[:2]
     return up, down

@@ -21,7 +21,7 @@ from .events import EventLog
 from .problem import ScaledProblem
 from .stationarity import min_norm_convex_combination
 
-__all__ = ["verified_gradient", "sample_gradients", "gradient_sampling"]
+__all__ = ["verified_gradient", "sample_gradients", "gradient_sampling", "one_sided_slopes"]
 
 # Much shorter than the usual forward step, so that the ± steps rarely straddle a kink
 # next to a sampled point (rounding costs ~ eps |f| / 1e-9, far below the tests' 1e-6).
@@ -58,25 +58,36 @@ def verified_gradient(p: ScaledProblem, z: np.ndarray, f: float) -> np.ndarray |
         # does not show, up to the step of the variable's own size
         widest = max(h, p.relative_step(VERIFY_STEP) * max(abs(z[i]), p.typical[i]))
         while True:
-            zp, zm = z.copy(), z.copy()
-            zp[i] += h
-            zm[i] -= h
-            if p.upper is not None and (zp[i] > p.upper[i] or zm[i] < p.lower[i]):
+            sides = one_sided_slopes(p, z, f, i, h)
+            if sides is None:
                 return None
-            fp, fm = p.value(zp), p.value(zm)
-            if not (np.isfinite(fp) and np.isfinite(fm)):
-                return None
+            gp, gm, fp, fm = sides
             if max(abs(fp - f), abs(fm - f)) > resolved or h >= widest:
                 break
             h = min(GROWTH * h, widest)
         changed = changed or fp != f or fm != f
-        gp, gm = (fp - f) / (zp[i] - z[i]), (f - fm) / (z[i] - zm[i])
         slack = 1e-3 * max(abs(gp), abs(gm)) + 1e-5 * max(1.0, abs(f)) / max(1.0, abs(z[i]))
         if abs(gp - gm) > slack:
             return None
         g[i] = 0.5 * (gp + gm)
     # no step changed f at all: a flat step of a quantised function says nothing
     return g if changed else None
+
+
+def one_sided_slopes(p: ScaledProblem, z: np.ndarray, f: float, i: int,
+                     h: float) -> tuple[float, float, float, float] | None:
+    """``(forward, backward, f(z + h e_i), f(z - h e_i))``: the one-sided differences of
+    ``f`` in ``z[i]`` over the steps actually taken; None where a side leaves the bounds
+    or is a bad point."""
+    zp, zm = z.copy(), z.copy()
+    zp[i] += h
+    zm[i] -= h
+    if p.upper is not None and (zp[i] > p.upper[i] or zm[i] < p.lower[i]):
+        return None
+    fp, fm = p.value(zp), p.value(zm)
+    if not (np.isfinite(fp) and np.isfinite(fm)):
+        return None
+    return (fp - f) / (zp[i] - z[i]), (f - fm) / (z[i] - zm[i]), fp, fm
 
 
 def sample_gradients(p: ScaledProblem, z: np.ndarray, radius: float, count: int,
