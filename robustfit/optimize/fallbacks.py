@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 from scipy.optimize import minimize
@@ -13,13 +14,16 @@ __all__ = ["log_coordinates", "moved_by_decades", "run_log_nelder_mead", "run_sc
 
 
 def run_scipy_stage(problem: ScaledProblem, z0: np.ndarray, method: str, maxfev: int,
-                    bounds=None) -> str:
+                    bounds=None, on_iteration: Callable[[], None] | None = None) -> str:
     """Run scipy's ``method`` from ``z0``; return scipy's message.
 
     Bad points reach scipy as ``inf`` (derivative-free methods) or, for L-BFGS-B, as a
     value far above the best seen with a zero gradient, so that its line search backs
     off. The guard keeps the best point, so scipy's own answer is not needed.
+    ``on_iteration()`` is called after each of scipy's iterations (it may raise to end
+    the stage: the exception passes through scipy).
     """
+    callback = None if on_iteration is None else (lambda *_args: on_iteration())
     n = z0.size
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
@@ -33,13 +37,15 @@ def run_scipy_stage(problem: ScaledProblem, z0: np.ndarray, method: str, maxfev:
                 return f, g
 
             res = minimize(fun_and_grad, z0, jac=True, method="L-BFGS-B", bounds=bounds,
-                           options={"maxfun": maxfev, "ftol": 1e-15, "gtol": 1e-12})
+                           options={"maxfun": maxfev, "ftol": 1e-15, "gtol": 1e-12},
+                           callback=callback)
         else:
             opts = {"maxfev": maxfev, "xtol": 1e-12, "ftol": 1e-15}
             if method == "Nelder-Mead":
                 opts = {"maxfev": maxfev, "xatol": 1e-12, "fatol": 1e-15,
                         "adaptive": n > 4}
-            res = minimize(problem.value, z0, method=method, bounds=bounds, options=opts)
+            res = minimize(problem.value, z0, method=method, bounds=bounds, options=opts,
+                           callback=callback)
     return str(res.message)
 
 
@@ -80,7 +86,7 @@ def moved_by_decades(z_start: np.ndarray, z_origin: np.ndarray) -> bool:
 
 
 def run_log_nelder_mead(problem: ScaledProblem, z_start: np.ndarray, logged: np.ndarray,
-                        maxfev: int) -> str:
+                        maxfev: int, on_iteration: Callable[[], None] | None = None) -> str:
     """Nelder-Mead from ``z_start`` in coordinates ``w`` where the ``logged`` variables
     are ``z_start * exp(w)`` and the others ``z_start + w * size``; return scipy's
     message.
@@ -108,5 +114,7 @@ def run_log_nelder_mead(problem: ScaledProblem, z_start: np.ndarray, logged: np.
         warnings.simplefilter("ignore")
         res = minimize(value, np.zeros(n), method="Nelder-Mead",
                        options={"maxfev": maxfev, "xatol": 1e-12, "fatol": 1e-15,
-                                "adaptive": n > 4, "initial_simplex": simplex})
+                                "adaptive": n > 4, "initial_simplex": simplex},
+                       callback=None if on_iteration is None
+                       else (lambda *_args: on_iteration()))
     return str(res.message)

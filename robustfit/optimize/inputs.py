@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import optimize
 
 from .._validation import as_float_array, check_choice
 from ..errors import InvalidInputError
@@ -17,20 +19,23 @@ DEFAULT_OPTIONS = {
     "gtol": 1e-6,          # relative stationarity needed for success
     "max_restarts": 4,     # restarts of the BFGS core from the perturbed best point
     "max_iter": None,      # BFGS iterations per stage (None: 200 * n)
+    "maxiter": None,       # scipy's name: a hard limit on the run's iterations, over all
+                           # its stages (None: none but maxfev / maxtime)
     "polish": True,        # Nelder-Mead / Powell polish when the gradient stages fail
     "scale": None,         # per-variable scale (None: max(1, |x0|))
     "explore": 0,          # local runs from far perturbations of the best point, after
                            # the local stages: a multistart for several minima
     "disp": False,         # print the final message, as scipy's methods do with disp
 }
-# scipy.optimize.minimize's options that have no counterpart of the same meaning here
-SCIPY_ONLY_OPTIONS = {
-    "maxiter": "scipy's maxiter caps one method's iterations; here the hard budget is the "
-               "maxfev= argument (calls of fun) or maxtime=, and options['max_iter'] caps "
-               "the BFGS iterations of each stage",
-    "maxfev": "pass maxfev= as an argument of robust_minimize, not in options",
-    "maxfun": "pass maxfev= as an argument of robust_minimize, not in options",
-}
+# scipy's names for the evaluation budget, an argument of robust_minimize
+SCIPY_BUDGET_OPTIONS = ("maxfev", "maxfun")
+# options of scipy's BFGS, L-BFGS-B, CG, Nelder-Mead and Powell that have no counterpart
+# here: scipy itself warns about options a method does not take (OptimizeWarning) and
+# goes on; so does robust_minimize, naming them
+SCIPY_IGNORED_OPTIONS = frozenset({
+    "ftol", "xtol", "xatol", "fatol", "xrtol", "eps", "norm", "return_all", "adaptive",
+    "initial_simplex", "direc", "maxcor", "maxls", "iprint", "finite_diff_rel_step",
+    "c1", "c2", "hess_inv0", "workers"})
 
 
 @dataclass
@@ -128,6 +133,13 @@ def check_inputs(x0, bounds, method, maxfev, maxtime, options,
         raise InvalidInputError(
             "method='bfgs' does not handle bounds; use method='auto' or 'l-bfgs-b'.")
     n = x0.size
+    options, budget = (None, None) if options is None else _with_own_names(options)
+    if budget is not None:
+        if maxfev is not None and maxfev != budget:
+            raise InvalidInputError(
+                f"maxfev={maxfev!r} and options' evaluation budget {budget!r} differ; "
+                f"pass one, as the maxfev= argument.")
+        maxfev = budget
     if maxfev is None:
         maxfev = 5000 * (n + 1)
     elif isinstance(maxfev, bool) or not isinstance(maxfev, (int, np.integer)) or maxfev < 1:
@@ -144,7 +156,7 @@ def check_inputs(x0, bounds, method, maxfev, maxtime, options,
                 "maxtime must be a positive number of seconds, or None for no limit.")
     opts = dict(DEFAULT_OPTIONS)
     if options is not None or tol is not None:
-        options = _with_own_names({} if options is None else options)
+        options = {} if options is None else options
         if tol is not None:
             if "gtol" in options:
                 raise InvalidInputError("both tol= and options['gtol'] were given; they "
@@ -169,6 +181,8 @@ def check_inputs(x0, bounds, method, maxfev, maxtime, options,
     if opts["max_iter"] is None:
         opts["max_iter"] = 200 * n
     _positive_number(opts, "max_iter", integer=True)
+    if opts["maxiter"] is not None:
+        _positive_number(opts, "maxiter", integer=True)
     if opts["scale"] is None:
         # Unit scale unless x0 itself is far from unit size: scaling every start by |x0|
         # made BFGS slower on the MGH 10x starts, where |x0| says little about x*.
@@ -189,16 +203,27 @@ def check_inputs(x0, bounds, method, maxfev, maxtime, options,
     return CheckedInputs(x0, lo, hi, method, int(maxfev), maxtime, opts, user_scale)
 
 
-def _with_own_names(options) -> dict:
-    """``options`` as a dict, refused with the way to say it here where a key is one of
-    scipy's options that means something else (or is an argument) in robust_minimize."""
+def _with_own_names(options) -> tuple[dict, int | None]:
+    """``options`` as a dict in robust_minimize's names, and the evaluation budget given
+    there under scipy's name (``maxfev``/``maxfun``; None if not).
+
+    scipy's options without a counterpart here are dropped with an ``OptimizeWarning``
+    naming them, as scipy warns about options a method does not take.
+    """
     try:
         out = dict(options)
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(f"options must be a dict, got {type(options).__name__}."
                                 ) from exc
-    for key, advice in SCIPY_ONLY_OPTIONS.items():
-        if key in out:
-            raise InvalidInputError(f"options[{key!r}] is not an option of "
-                                    f"robust_minimize: {advice}.")
-    return out
+    budgets = {key: out.pop(key) for key in SCIPY_BUDGET_OPTIONS if key in out}
+    if len(set(map(repr, budgets.values()))) > 1:
+        raise InvalidInputError(f"options {sorted(budgets)} give different evaluation "
+                                f"budgets; pass one, as the maxfev= argument.")
+    ignored = sorted(SCIPY_IGNORED_OPTIONS & set(out))
+    if ignored:
+        warnings.warn(f"robust_minimize ignores scipy's option(s) {ignored}: they have no "
+                      f"counterpart here (its own are {sorted(DEFAULT_OPTIONS)}).",
+                      optimize.OptimizeWarning, stacklevel=4)
+        for key in ignored:
+            del out[key]
+    return out, next(iter(budgets.values()), None)

@@ -220,12 +220,17 @@ def robust_minimize(fun: Callable, x0, args: tuple = (), jac=None, bounds=None, 
         run (``success=False``, status 5).
     options : dict, optional
         ``gtol`` (1e-6), ``max_restarts`` (4), ``max_iter`` (200 n, BFGS iterations per
-        stage; scipy's ``maxiter`` is refused: the hard budget is ``maxfev`` or
-        ``maxtime``), ``polish`` (True), ``scale`` (``max(1, |x0|)``),
+        stage), ``maxiter`` (None; as scipy's, a hard limit on the run's iterations,
+        counted over every stage, scipy's fallbacks included: reached, the run ends
+        with status 8), ``polish`` (True), ``scale`` (``max(1, |x0|)``),
         ``explore`` (0: local; ``k`` more local runs from far perturbations of the best
         point, for problems with several minima; where none passes a test, the stages
         after failure follow as without it), ``disp`` (False; True prints the final
-        message and counts, as scipy's methods do).
+        message and counts, as scipy's methods do). scipy's ``maxfev``/``maxfun``
+        here are the ``maxfev`` argument; its options without a counterpart here
+        (``ftol``, ``xatol``, ``norm``, ...) are ignored with an ``OptimizeWarning``
+        naming them, as scipy warns about options a method does not take; any other
+        key is refused.
     tol : float, optional
         scipy's name for the convergence tolerance: the same as ``options["gtol"]``
         (give one of them).
@@ -324,7 +329,9 @@ def robust_minimize(fun: Callable, x0, args: tuple = (), jac=None, bounds=None, 
         verdict = Verdict(False, np.nan, "none")
     detail = run.detail if verdict is None or not verdict.passed else ""
     result = build_result(guard=guard, x0=inp.x0, stop_reason=stop_reason,
-                          verdict=verdict, nit=run.nit,
+                          # (a stage cut short by options["maxiter"] or a budget
+                          # has not added its iterations to run.nit)
+                          verdict=verdict, nit=max(run.nit, run.iterations_taken),
                           # (with jac=True each call of fun returned a gradient, as
                           # scipy counts it)
                           njev=guard.nfev if guard.returns_grad else problem.njev,
@@ -394,6 +401,7 @@ class _Run:
         self.bundle = Bundle(bundle_size(self.n))
         self.verdict: Verdict | None = None
         self.nit = 0
+        self.iterations_taken = 0  # over every stage, for options["maxiter"]
         self.stage_iterations = 0  # of the last BFGS stage
         self.restarts = 0
         self.detail = ""
@@ -777,7 +785,8 @@ class _Run:
         logged = log_coordinates(zb, z0)
         stage = "Nelder-Mead in log coordinates"
         self.guard.stage = stage
-        message = run_log_nelder_mead(self.p, zb, logged, self._simplex_budget())
+        message = run_log_nelder_mead(self.p, zb, logged, self._simplex_budget(),
+                                      on_iteration=self._count_iteration)
         self.verdict = self._final_test()
         self.log.add(stage, "stage_end", outcome=message, logged=int(logged.sum()),
                      f_start=fb, f_best=self.guard.best_f, test=self.verdict.test,
@@ -1001,7 +1010,7 @@ class _Run:
         if bounds is None and self.bounded:
             bounds = list(zip(self.p.lower, self.p.upper, strict=True))
         message = run_scipy_stage(self.p, z0, STAGE_NAMES[method], self._simplex_budget(),
-                                  bounds)
+                                  bounds, on_iteration=self._count_iteration)
         self.verdict = self._final_test()
         self.log.add(stage, "stage_end", outcome=message, f_start=f_start,
                      f_best=self.guard.best_f, test=self.verdict.test,
@@ -1997,7 +2006,14 @@ class _Run:
             self.log.add("restart", "gradient_choice", choice="central differences",
                          reason="forward differences too noisy to converge")
 
+    def _count_iteration(self) -> None:
+        """Count one iteration of any stage; past ``options["maxiter"]`` the run ends."""
+        self.iterations_taken += 1
+        if self.opts["maxiter"] is not None and self.iterations_taken >= self.opts["maxiter"]:
+            raise BudgetExhausted("maxiter")
+
     def _on_iteration(self, z, f, g=None) -> None:
+        self._count_iteration()
         if self._first_iterate is None:
             self._first_iterate = self.p.to_x(z).copy()  # (see _unless_symmetric_saddle)
         if self.p.outside_limit is not None and self._clear_inside(z):

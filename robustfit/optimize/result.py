@@ -17,10 +17,11 @@ STATUS = {
     5: "stopped by callback",
     6: "no point with a finite value found",
     7: "stopped by an internal error of robustfit (please report it)",
+    8: "maxiter reached (options['maxiter'], the run's iterations over all its stages)",
 }
 
 _REASON_STATUS = {"maxfev": 1, "maxtime": 2, "interrupted": 3, "callback": 5,
-                  "internal error": 7}
+                  "internal error": 7, "maxiter": 8}
 
 
 def build_result(*, guard, x0, stop_reason, verdict, nit, njev, restarts, log,

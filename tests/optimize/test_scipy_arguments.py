@@ -62,18 +62,56 @@ def test_disp_prints_the_final_message(capsys):
 
 
 @pytest.mark.parametrize("options, match", [
-    ({"maxiter": 5}, "maxfev= argument"),
-    ({"maxfev": 50}, "pass maxfev= as an argument"),
+    ({"maxfev": 50, "maxfun": 60}, "different evaluation budgets"),
+    ({"maxiter": 0}, "options\\['maxiter'\\]=0 must be a positive"),
+    ({"maxiter": 2.5}, "must be a positive finite integer"),
     ({"disp": 1}, "must be True or False"),
+    ({"gtoll": 1e-6}, "unknown key"),
     ([("gtol", 1e-6)], None),
     (3, "options must be a dict"),
 ])
-def test_scipy_only_options_are_refused_with_the_way_to_say_them(options, match):
+def test_options_that_cannot_be_honoured_are_refused_with_the_way_to_say_them(options,
+                                                                              match):
     if match is None:  # a sequence of pairs is a dict's input: accepted
         assert robust_minimize(optimize.rosen, X0, options=options).success
         return
     with pytest.raises(robustfit.InvalidInputError, match=match):
         robust_minimize(optimize.rosen, X0, options=options)
+
+
+def test_a_budget_in_options_and_a_different_maxfev_argument_are_refused():
+    with pytest.raises(robustfit.InvalidInputError, match="differ"):
+        robust_minimize(optimize.rosen, X0, maxfev=40, options={"maxfev": 50})
+
+
+@pytest.mark.parametrize("key", ["maxfev", "maxfun"])
+def test_scipy_budget_options_are_the_maxfev_argument(key):
+    # code written for scipy's minimize(..., options={"maxfev": ...}) runs, and the
+    # budget is as hard as the argument's
+    res = robust_minimize(optimize.rosen, X0, options={key: 50})
+    assert res.nfev == 50 and res.status == 1 and not res.success
+    assert res.fun == optimize.rosen(res.x)
+
+
+@pytest.mark.parametrize("method", ["auto", "nelder-mead", "powell", "l-bfgs-b"])
+def test_scipy_maxiter_is_a_hard_limit_on_the_runs_iterations(method):
+    res = robust_minimize(optimize.rosen, X0, method=method, options={"maxiter": 5})
+    assert res.status == 8 and not res.success and "maxiter" in res.message
+    assert res.nit == 5
+    assert res.fun == optimize.rosen(res.x) and res.fun < optimize.rosen(X0)
+    # a generous limit does not change the run
+    plain = robust_minimize(optimize.rosen, X0, method=method, rng=0)
+    roomy = robust_minimize(optimize.rosen, X0, method=method, rng=0,
+                            options={"maxiter": 100_000})
+    assert roomy.success == plain.success and roomy.nfev == plain.nfev
+
+
+def test_scipy_options_without_a_counterpart_are_ignored_with_a_warning():
+    plain = robust_minimize(optimize.rosen, X0, rng=0)
+    with pytest.warns(optimize.OptimizeWarning, match=r"\['eps', 'ftol'\]"):
+        res = robust_minimize(optimize.rosen, X0, rng=0,
+                              options={"ftol": 1e-3, "eps": 1e-8, "gtol": 1e-6})
+    assert res.success and res.nfev == plain.nfev
 
 
 @pytest.mark.parametrize("scheme", ["2-point", "3-point", "cs"])
