@@ -113,7 +113,54 @@ def _cardinal_bspline_log(x: np.ndarray, n: int) -> np.ndarray:
     return np.where(inside, values, -np.inf)
 
 
-_ACCURATE: dict[str, Callable] = {"kappa4": _kappa4_logpdf, "irwinhall": _irwinhall_logpdf}
+def _triang_logpdf(x, c):
+    """``log pdf`` of the standard triangular law, the same values as scipy's
+    (``log`` of its ``_pdf``, piece by piece) without ``_lazyselect``.
+
+    scipy's density selects its four pieces with ``_lazyselect``, about 0.1 ms per call
+    on 1000 points, nine tenths of it bookkeeping: a fit of 1000 points evaluates it
+    some 3000 times.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> x = np.array([0.0, 0.2, 0.5, 0.9, 1.0])
+    >>> bool(np.array_equal(_triang_logpdf(x, 0.5), stats.triang.logpdf(x, 0.5)))
+    True
+    """
+    x, c = np.asarray(x, dtype=float), np.asarray(c, dtype=float)
+    rising = (x < c) | (c == 1)  # scipy's order: c == 0, x < c, x >= c (c != 1), c == 1
+    with np.errstate(all="ignore"):
+        return np.log(np.where(rising, 2 * x / np.where(c == 0, 1.0, c),
+                               2 * (1 - x) / np.where(c == 1, 1.0, 1 - c)))
+
+
+def _trapezoid_logpdf(x, c, d):
+    """``log pdf`` of the standard trapezoidal law, the same values as scipy's
+    (``log`` of its ``_pdf``) without ``_lazyselect`` (0.15 ms per call on 1000
+    points; a fit evaluates it some 2000 times).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> x = np.array([0.0, 0.1, 0.3, 0.6, 0.8, 1.0])
+    >>> bool(np.array_equal(_trapezoid_logpdf(x, 0.2, 0.7),
+    ...                     stats.trapezoid.logpdf(x, 0.2, 0.7)))
+    True
+    """
+    x, c, d = (np.asarray(v, dtype=float) for v in (x, c, d))
+    u = 2 / (d - c + 1)
+    with np.errstate(all="ignore"):
+        density = np.where(x < c, u * x / np.where(c == 0, 1.0, c),
+                           np.where(x > d, u * (1 - x) / np.where(d == 1, 1.0, 1 - d), u))
+        return np.log(density)
+
+
+_ACCURATE: dict[str, Callable] = {"kappa4": _kappa4_logpdf, "irwinhall": _irwinhall_logpdf,
+                                  "triang": _triang_logpdf,
+                                  "trapezoid": _trapezoid_logpdf}
 _ACCURATE_TAILS: dict[str, tuple[Callable, Callable]] = {
     "kappa4": (_kappa4_logcdf, _kappa4_logsf)}
 

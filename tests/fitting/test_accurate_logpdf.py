@@ -205,3 +205,34 @@ def test_irwinhall_fit_is_the_same_optimum():
     assert res.success and res[0] == 3.0
     assert res.nll == pytest.approx(float(-np.sum(stats.irwinhall.logpdf(x, *res))), rel=1e-12)
     assert res.nll <= float(-np.sum(stats.irwinhall.logpdf(x, 3, 0.0, 1.0)))
+
+
+_UNIT_POINTS = np.r_[0.0, 1.0, 0.25, 0.5, 0.75, 0.3, 0.3000001,
+                     np.random.default_rng(5).uniform(size=500)]
+
+
+@pytest.mark.parametrize("c", [0.0, 1e-300, 0.25, 0.5, 1 - 1e-16, 1.0, 0.977])
+def test_triang_density_is_scipys_to_the_bit(c):
+    # every piece and edge case of scipy's _lazyselect (c = 0, x < c, x >= c, c = 1)
+    ours = accurate_logpdf(stats.triang)(_UNIT_POINTS, c)
+    np.testing.assert_array_equal(ours, stats.triang.logpdf(_UNIT_POINTS, c))
+
+
+@pytest.mark.parametrize("c, d", [(0.0, 0.0), (0.0, 1.0), (1.0, 1.0), (0.25, 0.25),
+                                  (0.25, 0.75), (0.5, 1.0), (0.0, 0.5), (0.3, 0.3000001)])
+def test_trapezoid_density_is_scipys_to_the_bit(c, d):
+    ours = accurate_logpdf(stats.trapezoid)(_UNIT_POINTS, c, d)
+    np.testing.assert_array_equal(ours, stats.trapezoid.logpdf(_UNIT_POINTS, c, d))
+
+
+def test_knotted_densities_take_rows_of_shapes():
+    # a gradient evaluates neighbouring parameter vectors in one call, shapes as columns
+    rows = np.vstack([_UNIT_POINTS, _UNIT_POINTS])
+    c, d = np.array([[0.2], [0.6]]), np.array([[0.3], [0.9]])
+    np.testing.assert_array_equal(
+        accurate_logpdf(stats.triang)(rows, c),
+        np.vstack([stats.triang.logpdf(_UNIT_POINTS, v) for v in (0.2, 0.6)]))
+    np.testing.assert_array_equal(
+        accurate_logpdf(stats.trapezoid)(rows, c, d),
+        np.vstack([stats.trapezoid.logpdf(_UNIT_POINTS, a, b)
+                   for a, b in ((0.2, 0.3), (0.6, 0.9))]))
