@@ -59,6 +59,10 @@ def bundle_size(n: int) -> int:
     return int(min(3 * n + 10, max(16, BUNDLE_MEMORY // (16 * max(n, 1)))))
 
 
+# from this many variables BFGS's update is taken in its rank-2 form (see _update)
+RANK_TWO_FORM = 128
+
+
 class Bundle:
     """The most recent points with their values and gradients (a ring buffer)."""
 
@@ -89,10 +93,27 @@ class CoreOutcome:
 
 
 def _update(H: np.ndarray, s: np.ndarray, y: np.ndarray, sy: float) -> np.ndarray:
+    """BFGS's inverse update ``H - rho (Hy s' + s Hy') + (rho^2 y'Hy + rho) s s'``.
+
+    From RANK_TWO_FORM variables on, ``H`` (which the caller owns) is updated in place
+    by the one rank-2 term ``s w' + w s'`` (``w = (rho^2 y'Hy + rho)/2 s - rho Hy``):
+    two outer products added in place, where the three-term form made eight arrays of
+    ``n^2`` numbers, each a fresh allocation. At 500 variables the update had been 80%
+    of a run's time on the chained Rosenbrock function with its gradient (2 ms of a
+    2.4 ms iteration; now 0.3 ms). The two forms round differently (the rank-2 one
+    leaves ``H`` symmetric to the last bit only), and BFGS's path, hence a run's
+    evaluation count, follows the last bit: below RANK_TWO_FORM, where the update costs
+    microseconds either way, the three-term form, into a new array, is kept.
+    """
     rho = 1.0 / sy
     Hy = H @ y
-    return (H - rho * (np.outer(Hy, s) + np.outer(s, Hy))
-            + (rho * rho * float(y @ Hy) + rho) * np.outer(s, s))
+    if s.size < RANK_TWO_FORM:
+        return (H - rho * (np.outer(Hy, s) + np.outer(s, Hy))
+                + (rho * rho * float(y @ Hy) + rho) * np.outer(s, s))
+    w = (0.5 * (rho * rho * float(y @ Hy) + rho)) * s - rho * Hy
+    H += np.outer(s, w)
+    H += np.outer(w, s)
+    return H
 
 
 def guarded_bfgs(value: Callable, grad: Callable, z: np.ndarray, f: float,

@@ -51,6 +51,49 @@ def test_two_loop_and_compact_forms_equal_the_dense_updates(count):
     np.testing.assert_allclose(H.solve(v), np.linalg.solve(D, v), rtol=1e-9, atol=1e-12)
 
 
+def _three_term(H, s, y, sy):
+    rho = 1.0 / sy
+    Hy = H @ y
+    return (H - rho * (np.outer(Hy, s) + np.outer(s, Hy))
+            + (rho * rho * float(y @ Hy) + rho) * np.outer(s, s))
+
+
+@pytest.mark.parametrize("n", [bfgs.RANK_TWO_FORM - 1, bfgs.RANK_TWO_FORM, 400])
+def test_the_rank_two_form_is_the_textbook_update(n):
+    # from RANK_TWO_FORM variables the update is one rank-2 term added in place; it is
+    # the textbook formula up to rounding and meets the secant condition H y = s
+    pairs = _pairs(n, 6, seed=3)
+    H = np.eye(n)
+    for s, y in pairs:
+        reference = _three_term(H, s, y, float(s @ y))
+        before = H
+        H = _update(H, s, y, float(s @ y))
+        scale = np.max(np.abs(reference))
+        assert np.max(np.abs(H - reference)) <= 1e-13 * scale
+        assert np.max(np.abs(H - H.T)) <= 1e-14 * scale
+        np.testing.assert_allclose(H @ y, s, rtol=1e-9, atol=1e-9 * np.max(np.abs(s)))
+        assert (H is before) == (n >= bfgs.RANK_TWO_FORM)
+        if n < bfgs.RANK_TWO_FORM:  # the three-term form, bit for bit, into a new array
+            np.testing.assert_array_equal(H, reference)
+
+
+def test_an_in_place_update_leaves_the_callers_start_model_alone():
+    # guarded_bfgs owns the matrix it updates in place: an H0 passed in is copied
+    n = bfgs.RANK_TWO_FORM + 10
+    rng = np.random.default_rng(4)
+    curvatures = rng.uniform(1.0, 10.0, n)
+    H0 = 0.5 * np.eye(n)  # not the inverse Hessian: every iteration updates it
+    kept = H0.copy()
+    z0 = rng.standard_normal(n)
+    out = guarded_bfgs(lambda z: 0.5 * float(z @ (curvatures * z)),
+                       lambda z, f: curvatures * z, z0,
+                       0.5 * float(z0 @ (curvatures * z0)), curvatures * z0,
+                       converged=lambda z, f, g, H: float(np.max(np.abs(g))) < 1e-6,
+                       max_iter=50, bundle=Bundle(5), log=EventLog(), stage="test", H0=H0)
+    assert out.reason == "converged" and out.iterations > 2
+    np.testing.assert_array_equal(H0, kept)
+
+
 def test_reset_copy_and_empty_memory():
     n = 4
     H = LimitedMemoryInverse(n, gamma=2.0)
