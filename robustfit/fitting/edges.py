@@ -19,6 +19,9 @@ from .parameterization import Parameterization
 
 EDGE_GAP = 1e-3  # a gap (standardised units) this small means "heading for the edge"
 UNBOUNDED_AT_EDGE = "the likelihood is unbounded at the support's edge"
+# a rise over two decades of the gap this close to the rise over four is a step, not
+# a logarithm's growth (whose ratio is 1/2)
+STEP_RATIO = 0.8
 _AT_EDGE_T = -80.0  # exp(-80) ~ 2e-35: the gap is then its floor, for every magnitude
 
 
@@ -34,8 +37,11 @@ def _unbounded_at_edge(par: Parameterization, f, res) -> bool:
         t = np.array(res.t, dtype=float)
         t[at_edge] = np.log(factor * floor)
         rise.append(f(t) - res.fun)
-    # singular: equal rises per decade (ratio 1/2); finite density: ratio ~ 1/100
-    return bool(rise[1] > 1e-12 and rise[0] > 0.2 * rise[1])
+    # singular: equal rises per decade (ratio 1/2); finite density: ratio ~ 1/100; a
+    # step (ratio ~ 1: an observation crossing a jump of a piecewise density, such as
+    # an rv_histogram's bin edge, as soon as the gap leaves its floor) is not a rise
+    # that goes on
+    return bool(rise[1] > 1e-12 and 0.2 * rise[1] < rise[0] < STEP_RATIO * rise[1])
 
 
 def settle_on_edge(par: Parameterization, f, res, maxfev: int, race=None,
@@ -142,7 +148,7 @@ def singular_end_on_observation(dist, theta, nll, free) -> bool:
                 break
             rise.append(nll(moved) - base)
         if len(rise) == 3 and np.all(np.isfinite(rise[1:])) and rise[0] <= 1e-12 * abs(
-                base) and rise[2] > 1e-12 and rise[1] > 0.2 * rise[2]:
+                base) and rise[2] > 1e-12 and 0.2 * rise[2] < rise[1] < STEP_RATIO * rise[2]:
             return True
     return False
 

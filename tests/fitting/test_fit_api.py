@@ -1,5 +1,7 @@
 """robustfit.fit: scipy semantics, closed forms against scipy's own fits, bad input."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -418,3 +420,26 @@ def test_censoring_on_both_sides_is_not_taken_for_one_sided():
     x = stats.norm.rvs(size=200, random_state=0)
     res = robustfit.fit(stats.norm, stats.CensoredData(left=x[:100], right=x[100:]))
     assert "censored, so the likelihood keeps growing" not in res.message
+
+
+def test_histogram_density_is_not_called_singular_at_its_edge():
+    # an rv_histogram built from the data has bin edges on observations: as soon as
+    # the gap at the support's end leaves its floor, an observation crosses a jump of
+    # the density and the likelihood steps down once (the same drop over two decades
+    # of the gap as over four). That step had been read as a logarithm's growth, "the
+    # likelihood is unbounded at the support's edge", success=False.
+    x = stats.gamma.rvs(2.5, size=200, random_state=0)
+    hist = stats.rv_histogram(np.histogram(x, bins=10))
+    res = robustfit.fit(hist, x)
+    assert res.success and "unbounded" not in res.message
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scipy_nll = hist.nnlf(hist.fit(x), x)
+    assert res.nll <= scipy_nll
+    # nothing lower nearby (a maximum on the edge, not a march towards it)
+    rng = np.random.default_rng(1)
+    loc, scale = res
+    for width in (1e-2, 1e-4):
+        probes = np.c_[loc + width * rng.standard_normal(300),
+                       scale * (1 + width * rng.standard_normal(300))]
+        assert min(hist.nnlf(tuple(p), x) for p in probes) >= res.nll - 1e-9
