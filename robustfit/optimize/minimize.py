@@ -905,7 +905,8 @@ class _Run:
         share = int(GRADIENT_SAMPLING_SHARE * (self.inp.maxfev - self.guard.nfev))
         _, _, reason = gradient_sampling(self.p, zb, fb, radius=radius, rng=self.rng,
                                          max_iter=20 * self.n + 20, gtol=self.opts["gtol"],
-                                         log=self.log, stage=stage, max_evaluations=share)
+                                         log=self.log, stage=stage, max_evaluations=share,
+                                         on_iteration=self._count_iteration)
         # its Armijo steps along the sampled direction can run a variable off onto a
         # plateau too (Jennrich-Sampson from 100 x0: a rate to -5e303, where its
         # exponentials are exactly 0, certified 2.1x above the minimum), and the

@@ -15,6 +15,8 @@ changes ``f`` at all (a flat step) yields no gradient: zeros there are not evide
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from .events import EventLog
@@ -109,17 +111,21 @@ def sample_gradients(p: ScaledProblem, z: np.ndarray, radius: float, count: int,
 
 def gradient_sampling(p: ScaledProblem, z: np.ndarray, f: float, *, radius: float,
                       rng: np.random.Generator, max_iter: int, gtol: float, log: EventLog,
-                      stage: str, max_evaluations: int | None = None
+                      stage: str, max_evaluations: int | None = None,
+                      on_iteration: Callable[[], None] | None = None
                       ) -> tuple[np.ndarray, float, str]:
     """Gradient sampling from ``(z, f)``; returns the last point, value and a reason.
 
     Each iteration verifies ``n + 2`` gradients (``2 n + 1`` evaluations each, with
-    finite differences); ``max_evaluations`` bounds the stage's total."""
+    finite differences); ``max_evaluations`` bounds the stage's total. ``on_iteration()``
+    is called as each iteration begins (it may raise to end the stage)."""
     n = z.size
     start = p.guard.nfev
     for k in range(max_iter):
         if max_evaluations is not None and p.guard.nfev - start >= max_evaluations:
             return z, f, "evaluation share spent"
+        if on_iteration is not None:
+            on_iteration()
         items = sample_gradients(p, z, radius, n + 1, rng)
         g = verified_gradient(p, z, f)
         if g is not None:

@@ -106,6 +106,23 @@ def test_scipy_maxiter_is_a_hard_limit_on_the_runs_iterations(method):
     assert roomy.success == plain.success and roomy.nfev == plain.nfev
 
 
+def test_maxiter_counts_the_gradient_sampling_iterations_too():
+    # Lewis and Overton's non-smooth Rosenbrock function ends in the gradient-sampling
+    # stage; its iterations are the run's iterations as much as BFGS's, so a limit just
+    # below the whole run's count stops it there
+    def nonsmooth_rosenbrock(x):
+        return 8.0 * abs(x[0] ** 2 - x[1]) + (1 - x[0]) ** 2
+
+    free = robust_minimize(nonsmooth_rosenbrock, X0, rng=0)
+    assert free.success
+    assert any(e["stage"] == "gradient sampling" for e in free.events)
+    capped = robust_minimize(nonsmooth_rosenbrock, X0, rng=0,
+                             options={"maxiter": free.nit - 1})
+    assert capped.status == 8 and capped.nit == free.nit - 1
+    stopped = [e for e in capped.events if e["kind"] == "stopped"]
+    assert stopped and stopped[-1]["stage"] == "gradient sampling"
+
+
 def test_scipy_options_without_a_counterpart_are_ignored_with_a_warning():
     plain = robust_minimize(optimize.rosen, X0, rng=0)
     with pytest.warns(optimize.OptimizeWarning, match=r"\['eps', 'ftol'\]"):
