@@ -13,6 +13,8 @@ on this team wrote. Three kinds of check:
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -401,3 +403,51 @@ def test_radial_laws_with_free_loc_are_the_profile_maximum(name, seed):
     assert ours.nll <= simplex.fun + 1e-9 * abs(ours.nll)
     assert ours.nll <= nll(dist, ref, x) + 1e-9 * abs(ours.nll)
     np.testing.assert_allclose(ours, [simplex.x[0], np.exp(simplex.x[1])], rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape, loc, scale, n, seed", [
+    (0.5, -2.0, 3.0, 400, 3), (0.1, 5.0, 1.0, 1000, 4), (1.2, 0.0, 0.01, 60, 5),
+    (0.3, 1e3, 50.0, 3000, 6)])
+def test_three_parameter_lognormal_is_scipys_root_to_rounding(shape, loc, scale, n, seed):
+    # loc free: the root of the profile score in loc (scipy's lognorm.fit solves the
+    # same equation), found without a local run, equal to scipy's where scipy finds the
+    # interior root, and never less likely
+    x = stats.lognorm.rvs(shape, loc=loc, scale=scale, size=n,
+                          random_state=np.random.default_rng(seed))
+    ours = robustfit.fit(stats.lognorm, x)
+    assert ours.success and ours.start == "closed_form"
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = stats.lognorm.fit(x)
+    assert_not_worse(ours, stats.lognorm, ref, x, rtol=1e-12)
+    # scipy's root stops earlier (its score there was 6e-4 on the first case): close,
+    # and ours is where the score vanishes, to rounding
+    np.testing.assert_allclose(ours, ref, rtol=1e-4, atol=1e-4 * scale)
+    s, at, _ = ours
+    logs = np.log(x - at)
+    dev, var = logs - logs.mean(), np.mean((logs - logs.mean()) ** 2)
+    terms = (1 + dev / var) / (x - at)
+    assert abs(np.sum(terms)) <= 1e-9 * np.sum(np.abs(terms))
+    assert s == pytest.approx(np.sqrt(var), rel=1e-14)
+    # and the same estimate at other magnitudes, to rounding
+    for b, a in ((1e6, 1e4), (-1e-3, 1e-6)):
+        other = np.array(robustfit.fit(stats.lognorm, b + a * x))
+        other[1], other[2] = (other[1] - b) / a, other[2] / a
+        np.testing.assert_allclose(other, ours, rtol=1e-9, atol=1e-9 * scale)
+
+
+def test_three_parameter_lognormal_without_an_interior_maximum_takes_the_general_path():
+    # data skewed to the left: the profile over loc falls all the way to the grid's far
+    # end (the normal limit, lognorm's least skewed member); no closed form, the general
+    # path reports the march
+    from robustfit.fitting.closed_form import lognorm3_mle
+
+    x = -stats.gamma.rvs(8.0, size=500, random_state=np.random.default_rng(8))
+    assert lognorm3_mle(x) is None
+    res = robustfit.fit(stats.lognorm, x)
+    assert res.start != "closed_form" and np.isfinite(res.nll)
+    # a fixed shape or scale with loc free has no closed form either
+    y = stats.lognorm.rvs(0.5, loc=-2.0, scale=3.0, size=300,
+                          random_state=np.random.default_rng(9))
+    assert robustfit.fit(stats.lognorm, y, f0=0.5).start != "closed_form"
+    assert robustfit.fit(stats.lognorm, y, fscale=3.0).start != "closed_form"
