@@ -203,6 +203,13 @@ def check_inputs(x0, bounds, method, maxfev, maxtime, options,
     return CheckedInputs(x0, lo, hi, method, int(maxfev), maxtime, opts, user_scale)
 
 
+def _same_value(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # (arrays: not one budget either way)
+        return False
+
+
 def _with_own_names(options) -> tuple[dict, int | None]:
     """``options`` as a dict in robust_minimize's names, and the evaluation budget given
     there under scipy's name (``maxfev``/``maxfun``; None if not).
@@ -216,7 +223,8 @@ def _with_own_names(options) -> tuple[dict, int | None]:
         raise InvalidInputError(f"options must be a dict, got {type(options).__name__}."
                                 ) from exc
     budgets = {key: out.pop(key) for key in SCIPY_BUDGET_OPTIONS if key in out}
-    if len(set(map(repr, budgets.values()))) > 1:
+    values = list(budgets.values())
+    if any(not _same_value(v, values[0]) for v in values[1:]):
         raise InvalidInputError(f"options {sorted(budgets)} give different evaluation "
                                 f"budgets; pass one, as the maxfev= argument.")
     ignored = sorted(SCIPY_IGNORED_OPTIONS & set(out))
