@@ -174,7 +174,8 @@ def lognorm3_mle(x: np.ndarray) -> list[float] | None:
     """The three-parameter lognormal MLE ``[s, loc, scale]``, the interior root of the
     profile score in ``loc`` (:mod:`.profile_roots`), or None where the profile has no
     interior minimum (it falls towards the normal limit, or towards the singularity at
-    ``loc -> min(x)``: the general path says which).
+    ``loc -> min(x)``: the general path says which) or its root lies more than
+    ``exp(FLAT_BEYOND)`` spreads from the data, where the profile is flat to rounding.
 
     At a fixed ``loc``, ``L = log(x - loc)`` has mean ``log scale`` and standard
     deviation ``s``; the profile NLL is ``sum(L) + n/2 log(var L)`` up to a constant,
