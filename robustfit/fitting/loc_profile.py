@@ -22,12 +22,13 @@ from scipy import optimize, stats
 
 from .closed_form import closed_form_mle
 from .likelihood import CompleteNLL
+from .profile_roots import LOCATION_GRID
 
 # log of the gap between loc and the extreme observation, in standardised units (the
 # data's interquartile range is 1): from 5e-5 to 3e3 spreads. Farther out the fitted law
 # is within rounding of the family's limit (normal, Gumbel) and densities such as
 # gamma's at a ~ 1e8 lose digits to cancellation: the profile there is noise.
-LOG_GAP_GRID = np.arange(-10.0, 8.0 + 1e-9, 0.5)
+LOG_GAP_GRID = LOCATION_GRID  # (one grid with the closed forms' profile roots)
 REFINE_XATOL = 1e-7  # in log gap: the profile is flat to ~1e-14 relative there
 
 

@@ -29,7 +29,8 @@ from scipy import optimize
 
 __all__ = ["FLAT_BEYOND", "LOCATION_GRID", "profile_root_mle"]
 
-# log(gap / spread): the grid of :mod:`.loc_profile` (5e-5 to 3e3 spreads)
+# log(gap / spread), from 5e-5 to 3e3 spreads: also :mod:`.loc_profile`'s grid (see there
+# why these ends)
 LOCATION_GRID = np.arange(-10.0, 8.0 + 1e-9, 0.5)
 # a root farther out than e**3 = 20 spreads is declined: there the family is within a
 # few per cent of its normal limit and the profile is flat to rounding (lognormal fits

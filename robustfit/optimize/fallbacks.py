@@ -23,7 +23,7 @@ def run_scipy_stage(problem: ScaledProblem, z0: np.ndarray, method: str, maxfev:
     ``on_iteration()`` is called after each of scipy's iterations (it may raise to end
     the stage: the exception passes through scipy).
     """
-    callback = None if on_iteration is None else (lambda *_args: on_iteration())
+    callback = _scipy_callback(on_iteration)
     n = z0.size
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
@@ -47,6 +47,12 @@ def run_scipy_stage(problem: ScaledProblem, z0: np.ndarray, method: str, maxfev:
             res = minimize(problem.value, z0, method=method, bounds=bounds, options=opts,
                            callback=callback)
     return str(res.message)
+
+
+def _scipy_callback(on_iteration: Callable[[], None] | None):
+    """scipy's per-iteration ``callback`` (it passes the iterate) calling
+    ``on_iteration()``, or None."""
+    return None if on_iteration is None else (lambda *_args: on_iteration())
 
 
 # the log-coordinate stage runs where some variable that kept its sign moved by at least
@@ -115,6 +121,5 @@ def run_log_nelder_mead(problem: ScaledProblem, z_start: np.ndarray, logged: np.
         res = minimize(value, np.zeros(n), method="Nelder-Mead",
                        options={"maxfev": maxfev, "xatol": 1e-12, "fatol": 1e-15,
                                 "adaptive": n > 4, "initial_simplex": simplex},
-                       callback=None if on_iteration is None
-                       else (lambda *_args: on_iteration()))
+                       callback=_scipy_callback(on_iteration))
     return str(res.message)

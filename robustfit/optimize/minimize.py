@@ -1689,13 +1689,8 @@ class _Run:
         :attr:`check_plateaus`, and in the run off a plateau below its value), where a
         variable's size proved wrong by decades (:meth:`_lower_decades_away`), or at a
         saddle that a symmetry of the start kept."""
-        flat = self._on_plateau(z, f, g, verdict)
-        if flat is not None:
-            return flat
-        withdrawn = None if g is None else self._lower_decades_away(z, f, g)
-        if withdrawn is not None:
-            return withdrawn
-        return self._unless_symmetric_saddle(z, f, verdict)
+        return (self._plateau_or_decades(z, f, g, verdict)
+                or self._unless_symmetric_saddle(z, f, verdict))
 
     def _newton_pass(self, z, f, g, measure: float) -> Verdict:
         """A pass of the Newton-decrement test at ``z``, unless ``z`` is on a plateau
@@ -1704,8 +1699,14 @@ class _Run:
         "positive definite" on Box 3D's plateau, its second rate run to 500..2300, 0.076
         above the minimum) or a variable's size proved wrong by decades."""
         verdict = Verdict(True, measure, "Newton decrement")
-        return (self._on_plateau(z, f, g, verdict) or self._lower_decades_away(z, f, g)
-                or verdict)
+        return self._plateau_or_decades(z, f, g, verdict) or verdict
+
+    def _plateau_or_decades(self, z, f, g, verdict: Verdict) -> Verdict | None:
+        """A failing verdict where ``z`` is on a plateau (:meth:`_on_plateau`) or a
+        variable's size proved wrong by decades (:meth:`_lower_decades_away`); else
+        None."""
+        return self._on_plateau(z, f, g, verdict) or (
+            None if g is None else self._lower_decades_away(z, f, g))
 
     def _on_plateau(self, z, f, g, verdict: Verdict) -> Verdict | None:
         """A failing verdict where :meth:`_plateau` finds ``z`` on one (checked while
