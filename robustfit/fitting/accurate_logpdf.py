@@ -158,9 +158,40 @@ def _trapezoid_logpdf(x, c, d):
         return np.log(density)
 
 
+def _genhalflogistic_logpdf(x, c):
+    """``log pdf`` of the standard generalised half-logistic law, ``log 2 + (1/c - 1) w
+    - 2 log1p(exp(w / c))`` with ``w = log1p(-c x)``, accurate as ``c -> 0``.
+
+    scipy's density raises the rounded base ``1 - c*x`` to the power ``1/c - 1``: at
+    ``c = 1e-8`` every log-density is ~1e-8 off, 5e-6 over 500 observations, and fits
+    of half-logistic data, whose likelihood rises towards ``c -> 0`` (the half-logistic
+    law), stopped in that noise 6e-5 short of the limit. Where ``x = 1/c`` (the upper
+    end) the values are scipy's.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> x = np.array([0.0, 0.3, 1.2])
+    >>> bool(np.allclose(_genhalflogistic_logpdf(x, 0.7), stats.genhalflogistic.logpdf(x, 0.7),
+    ...                  rtol=1e-14))
+    True
+    >>> bool(np.allclose(_genhalflogistic_logpdf(x, 1e-12), stats.halflogistic.logpdf(x),
+    ...                  rtol=1e-11))
+    True
+    """
+    x, c = np.asarray(x, dtype=float), np.asarray(c, dtype=float)
+    with np.errstate(all="ignore"):
+        w = np.log1p(-c * x)
+        power = np.where(w == -np.inf, np.where(c < 1, -np.inf, np.where(c == 1, 0.0, np.nan)),
+                         (1 / c - 1) * w)
+        return np.log(2.0) + power - 2 * np.log1p(np.exp(w / c))
+
+
 _ACCURATE: dict[str, Callable] = {"kappa4": _kappa4_logpdf, "irwinhall": _irwinhall_logpdf,
                                   "triang": _triang_logpdf,
-                                  "trapezoid": _trapezoid_logpdf}
+                                  "trapezoid": _trapezoid_logpdf,
+                                  "genhalflogistic": _genhalflogistic_logpdf}
 _ACCURATE_TAILS: dict[str, tuple[Callable, Callable]] = {
     "kappa4": (_kappa4_logcdf, _kappa4_logsf)}
 

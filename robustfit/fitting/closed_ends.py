@@ -48,18 +48,37 @@ def closed_ends_near(dist, theta, fixed: dict, n_shapes: int) -> list[tuple[int,
     for j in range(n_shapes):
         if j in fixed or shape_integrality(dist, j):
             continue
-        (lo, hi), closed = _domain(dist, j)
+        (lo, hi), _ = _domain(dist, j)
         reach = NEAR_END
         if math.isfinite(lo) and math.isfinite(hi):
             reach = min(reach, BOUNDED_SHARE * (hi - lo))
-        for end, is_closed in zip((lo, hi), closed, strict=True):
-            if not (is_closed and math.isfinite(end)) or shapes[j] == end:
+        for end, accepted, _ in shape_domain_ends(dist, shapes, j):
+            if not accepted or shapes[j] == end:
                 continue
-            if abs(shapes[j] - end) > reach * max(1.0, abs(end)):
-                continue
-            if _accepts(dist, shapes, j, end):
+            if abs(shapes[j] - end) <= reach * max(1.0, abs(end)):
                 out.append((j, end))
     return out
+
+
+def shape_domain_ends(dist, shapes, j: int) -> list[tuple[float, bool, float]]:
+    """``(end, accepted, direction into the domain)`` for the lower and the upper end
+    of shape ``j``'s domain; ``accepted`` where the end is finite, belongs to the
+    domain, and the family's ``_argcheck`` passes with shape ``j`` on it and the other
+    shapes as in ``shapes``.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> shape_domain_ends(stats.ncx2, [21.0, 1.0], 1)  # nc >= 0
+    [(0.0, True, 1.0), (inf, False, -1.0)]
+    >>> shape_domain_ends(stats.ncx2, [21.0, 1.0], 0)  # df > 0 (scipy says 5e-324)
+    [(5e-324, False, 1.0), (inf, False, -1.0)]
+    """
+    shapes = [float(v) for v in shapes]
+    (lo, hi), closed = _domain(dist, j)
+    return [(end, bool(is_closed and math.isfinite(end) and _accepts(dist, shapes, j, end)),
+             direction)
+            for end, is_closed, direction in zip((lo, hi), closed, (1.0, -1.0), strict=True)]
 
 
 def _domain(dist, j: int) -> tuple[tuple[float, float], tuple[bool, bool]]:

@@ -38,6 +38,13 @@ from .likelihood import CensoredNLL, CompleteNLL, plausible_ceiling, support, va
 from .loc_profile import loc_profile_start
 from .moment_fit import SOLVED_RESIDUAL, moment_objective
 from .normalization import density_mass, mass_is_off
+from .open_ends import (
+    PROBE_EVALS_PER_PARAMETER,
+    RISES_TO_EXCLUDED_END,
+    EndApproach,
+    open_ends_near,
+    probe_values,
+)
 from .optimizer import Race, minimize_local
 from .parameterization import Parameterization
 from .result import Attempt, FitResult
@@ -938,6 +945,7 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
             best = _with_knots_on_observations(spec, best, full, fixed_z, gap_floor,
                                                attempts)
         best = _onto_closed_ends(spec, best, full, fixed_z, summary, gap_floor, attempts)
+        best = _towards_open_ends(spec, best, full, fixed_z, summary, gap_floor, attempts)
         best = _loc_centred_if_free(spec, best, full, fixed_z, summary, gap_floor,
                                     attempts)
 
@@ -1126,9 +1134,11 @@ def _off_singular_observation(spec: FitSpec, best, target, full, fixed_z: dict, 
 
 
 def _refit_with_shape_held(spec, theta, j: int, value: float, start: str, target,
-                           fixed_z: dict, summary, gap_floor: float):
+                           fixed_z: dict, summary, gap_floor: float,
+                           maxfev: int | None = None):
     """The optimum from ``theta`` with shape ``j`` held at ``value`` (the other free
-    parameters re-fitted), or None where no start with it lies around the data."""
+    parameters re-fitted, within ``maxfev`` evaluations where given), or None where no
+    start with it lies around the data."""
     held = {**fixed_z, j: value}
     cand = np.array(theta, dtype=float)
     cand[j] = value
@@ -1136,7 +1146,7 @@ def _refit_with_shape_held(spec, theta, j: int, value: float, start: str, target
     if cand is None:
         return None
     return _optimize_from(spec, Candidate(start, cand), target, None, held, summary,
-                          gap_floor)
+                          gap_floor, maxfev=maxfev)
 
 
 def _off_domain_ends(spec, best, target, full, fixed_z, summary, gap_floor, attempts):
@@ -1186,6 +1196,41 @@ def _onto_closed_ends(spec: FitSpec, best, full, fixed_z: dict, summary, gap_flo
             message = (f"{res.message}; shape {j} held on the end {end:g} of its domain, "
                        f"where the likelihood is no lower than inside ({best.message})")
             best = _Best.of(res, res.value, best.start, message)
+    return best
+
+
+def _towards_open_ends(spec: FitSpec, best, full, fixed_z: dict, summary, gap_floor: float,
+                       attempts: list):
+    """``best``, or, where the likelihood rises towards an end that a shape's domain
+    excludes while the other parameters settle, the fit at the first decade of the
+    approach where they have settled: the supremum of the likelihood, which the family
+    reaches only in the limit (see :mod:`.open_ends`)."""
+    for j, end, direction in open_ends_near(spec.dist, best.theta, fixed_z, spec.n_shapes):
+        walk = EndApproach(j, spec.n_shapes, best.nll)
+        theta = best.theta
+        # (from the last probe, a settling limit's next one is a few iterations away;
+        # one that needs more is a walk that drags the others along: stop there)
+        maxfev = PROBE_EVALS_PER_PARAMETER * len(spec.free)
+        for value in probe_values(best.theta[j], end, direction):
+            res = _refit_with_shape_held(spec, theta, j, value, "open_end", full, fixed_z,
+                                         summary, gap_floor, maxfev=maxfev)
+            if res is None:
+                break
+            attempts.append(res.attempt)
+            if res.theta is None or not res.success:
+                break
+            verdict = walk.add(res.value, res.theta)
+            if verdict == "stop":
+                break
+            theta = res.theta
+            if verdict == "settled":
+                message = (f"{RISES_TO_EXCLUDED_END}: as shape {j} approaches {end:g} the "
+                           f"other parameters settle, and the likelihood with them; the "
+                           f"supremum is that limit, reported with the shape held "
+                           f"{abs(value - end):.0e} from the end ({res.message}) "
+                           f"({best.message})")
+                best = _Best.of(res, res.value, "open_end", message)
+                break
     return best
 
 

@@ -236,3 +236,27 @@ def test_knotted_densities_take_rows_of_shapes():
         accurate_logpdf(stats.trapezoid)(rows, c, d),
         np.vstack([stats.trapezoid.logpdf(_UNIT_POINTS, a, b)
                    for a, b in ((0.2, 0.3), (0.6, 0.9))]))
+
+
+@pytest.mark.parametrize("c", [1e-3, 0.3, 0.7, 1.0, 1.5, 4.0])
+def test_genhalflogistic_agrees_with_scipy_where_scipy_is_accurate(c):
+    x = np.r_[0.0, np.linspace(0.0, 1.0 / c, 202)[1:-1], 1.0 / c]
+    ours = accurate_logpdf(stats.genhalflogistic)(x, c)
+    with np.errstate(all="ignore"):  # (scipy's power of 0 at the upper end)
+        ref = stats.genhalflogistic._logpdf(x, c)
+    # the same at the upper end (-inf, log 2, or NaN as c < 1, = 1, > 1); finite
+    # wherever scipy's is (and where scipy's density underflows far in the tail)
+    np.testing.assert_array_equal(ours[-1], ref[-1])
+    finite = np.isfinite(ref)
+    assert np.all(np.isfinite(ours[:-1]))
+    finite &= ref > np.log(np.finfo(float).tiny)  # (scipy's subnormal densities round)
+    np.testing.assert_allclose(ours[finite], ref[finite], rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize("c", [1e-14, 1e-11, 1e-8])
+def test_genhalflogistic_tends_to_the_half_logistic(c):
+    # log pdf = halflogistic's + O(c x^2); scipy's power of the rounded 1 - c x is off
+    # by ~1e-16 x / c there (2e-5 at c = 1e-12)
+    x = np.linspace(0.0, 6.0, 61)
+    ours = accurate_logpdf(stats.genhalflogistic)(x, c)
+    np.testing.assert_allclose(ours, stats.halflogistic.logpdf(x), rtol=0, atol=40 * c)

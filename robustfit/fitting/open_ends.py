@@ -1,0 +1,188 @@
+"""Likelihoods that rise towards an *excluded* end of a shape's domain: a limit, not a
+maximum.
+
+Some families approach a proper distribution as a shape runs to an end that its domain
+excludes: genhalflogistic's ``c -> 0`` (the half-logistic), wrapcauchy's ``c -> 0`` (the
+uniform circle), argus's ``chi -> 0``, alpha's ``a -> 0``, ncx2's ``df -> 0``. Where the
+sample asks for that limit, the likelihood rises all the way to the end, the
+optimiser's gradient in its log coordinates vanishes as it goes, and it stops wherever
+its tolerances say: scipy's acceptance sample of ncx2(21, 1.06) (n = 1000) stopped at
+``df = 4.6e-4``, ``1.1e-4`` and ``6.3e-5`` at three magnitudes of the same data.
+
+The driver probes such a shape at decades ever closer to the end (``end + 10^-k``, the
+other parameters re-fitted each time from the last probe). Where the likelihood keeps
+rising while the re-fitted parameters *and* the rises shrink decade by decade, the limit
+is reached by the shape alone and the others settle: the fit is reported at the first
+probe where they have settled (the same decade at every magnitude of the data). That is
+the likelihood's supremum to rounding -- a member of the family's closure, like a
+closed end's, but one scipy's argument check refuses -- and the message says that it
+is a limit. Where the other parameters do not settle (lognorm on normal data: ``s -> 0``
+drags ``loc`` to ``-inf`` and the scale to ``+inf``, a limit outside the family
+altogether), the rises do not shrink (no finite supremum), or the likelihood turns, the
+probes stop and the fit is left as it was.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .closed_ends import shape_domain_ends
+from .spec import shape_integrality
+
+RISES_TO_EXCLUDED_END = "the likelihood rises towards an end that a shape's domain excludes"
+# a free shape this close to an excluded end (relative to max(1, |end|)) is probed
+NEAR_OPEN_END = 1e-2
+# the probes' distances from the end (relative to max(1, |end|)): decades down to this
+DEEPEST_PROBE = 1e-12
+# the other parameters have settled where their largest change over a decade (relative:
+# shapes to max(1, |value|), loc and scale to the standardised data's unit spread) is
+# at most this; what is left to the limit is then about a tenth of it
+SETTLED_CHANGE = 1e-7
+# a decade's change of the other parameters, and its rise of the log-likelihood, must
+# be at most this share of the decade's before (a limit approached like a power of the
+# distance shrinks them ~10x per decade; lognorm's normal limit grows them 10x)
+SHRINK = 0.5
+# evaluations a probe may take per free parameter (ncx2's took 10-15 from the probe a
+# decade before; lognorm's runaway towards the normal limit 100-230)
+PROBE_EVALS_PER_PARAMETER = 30
+# relative rounding of a likelihood: a probe may not be lower than its predecessor by
+# more than this, or the likelihood turned
+ROUNDING = 1e-12
+
+
+def open_ends_near(dist, theta, fixed: dict, n_shapes: int
+                   ) -> list[tuple[int, float, float]]:
+    """``(shape index, end, direction into the domain)`` for every free, non-integral
+    shape of ``theta`` within :data:`NEAR_OPEN_END` of a finite end its domain
+    excludes.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> open_ends_near(stats.ncx2, [4.6e-4, 37.9, 1.41, 0.55], {}, 2)
+    [(0, 0.0, 1.0)]
+    >>> open_ends_near(stats.ncx2, [4.6e-4, 37.9, 1.41, 0.55], {0: 4.6e-4}, 2)
+    []
+    >>> open_ends_near(stats.ncx2, [21.0, 1e-4, 0.0, 1.0], {}, 2)  # nc >= 0: closed
+    []
+    """
+    out = []
+    for j in range(n_shapes):
+        if j in fixed or shape_integrality(dist, j):
+            continue
+        v = float(theta[j])
+        for end, accepted, direction in shape_domain_ends(dist, theta[:n_shapes], j):
+            if accepted or not math.isfinite(end):
+                continue
+            end = _excluded_value(end)
+            if 0.0 < direction * (v - end) <= NEAR_OPEN_END * max(1.0, abs(end)):
+                out.append((j, end, direction))
+    return out
+
+
+def _excluded_value(end: float) -> float:
+    """The value an open end excludes: scipy writes ``df > 0`` as the domain
+    ``[5e-324, inf]`` and truncpareto's ``c > 1`` as ``[1 + 2.2e-16, inf]``."""
+    whole = float(np.round(end))
+    return whole if abs(end - whole) <= 4 * np.finfo(float).eps * max(1.0, abs(end)) else end
+
+
+def probe_values(value: float, end: float, direction: float) -> list[float]:
+    """The shape's probes: ``end + direction * 10^-k * max(1, |end|)`` for every decade
+    closer to the end than ``value`` is (by at least half a decade) down to
+    :data:`DEEPEST_PROBE`. The grid is fixed, so samples that differ only in magnitude
+    meet the same probes, wherever their optimisers stopped.
+
+    Examples
+    --------
+    >>> probe_values(4.6e-4, 0.0, 1.0)[:3]
+    [0.0001, 1e-05, 1e-06]
+    >>> len(probe_values(4.6e-4, 0.0, 1.0))
+    9
+    """
+    unit = max(1.0, abs(end))
+    distance = abs(value - end) / unit
+    first = math.floor(math.log10(distance) - 0.5) if distance > 0 else 0
+    last = round(math.log10(DEEPEST_PROBE))
+    return [end + direction * 10.0 ** k * unit for k in range(first, last - 1, -1)]
+
+
+def parameter_change(a, b, j: int, n_shapes: int) -> float:
+    """The largest change between the parameter vectors ``a`` and ``b`` (standardised),
+    shape ``j`` (the one probed) aside: shapes relative to ``max(1, |value|)``, loc and
+    the scale's logarithm absolutely (the standardised data's spread is 1).
+
+    Examples
+    --------
+    >>> round(parameter_change([1e-3, 40.0, 1.0, 0.5], [1e-4, 40.4, 1.0, 0.5], 0, 2), 12)
+    0.01
+    """
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    changes = [abs(a[i] - b[i]) / max(1.0, abs(a[i])) for i in range(n_shapes) if i != j]
+    changes.append(abs(a[n_shapes] - b[n_shapes]))
+    changes.append(abs(math.log(b[n_shapes + 1] / a[n_shapes + 1])))
+    return float(max(changes))
+
+
+class EndApproach:
+    """Judges the probes towards an excluded end, one decade at a time, from the fit's
+    optimum (its NLL ``nll``).
+
+    :meth:`add` takes each probe's NLL and parameters and answers ``"continue"``,
+    ``"settled"`` (the likelihood rose all the way while the other parameters and the
+    rises shrank, the last change at most :data:`SETTLED_CHANGE`) or ``"stop"`` (the
+    likelihood turned, or the other parameters or the rises did not shrink: not a limit
+    reached by this shape alone). The fit's optimum is not itself a probe (the
+    optimiser stopped at no particular decade): it only sets the first level to rise
+    from.
+
+    Examples
+    --------
+    >>> walk = EndApproach(0, 2, nll=10.0)
+    >>> walk.add(9.9, [1e-4, 40.1, 1.0, 0.5])
+    'continue'
+    >>> walk.add(9.89, [1e-5, 40.11, 1.0, 0.5])
+    'continue'
+    >>> walk.add(9.889, [1e-6, 40.111, 1.0, 0.5])  # a tenth of the change: go on
+    'continue'
+    >>> walk.add(9.8889, [1e-7, 40.11100001, 1.0, 0.5])  # settled to 1e-8
+    'settled'
+    >>> walk = EndApproach(0, 1, nll=716.7)  # lognorm on normal data: s -> 0 drags loc
+    >>> [walk.add(nll, th) for nll, th in [(716.67, [1e-2, -101.5, 101.5]),  # and scale
+    ...                                    (716.26, [1e-3, -1013.8, 1013.7]),
+    ...                                    (716.23, [1e-4, -10136.1, 10136.1])]]
+    ['continue', 'continue', 'stop']
+    >>> EndApproach(0, 2, nll=10.0).add(10.5, [1e-4, 40.1, 1.0, 0.5])  # lower: an interior
+    'stop'
+    """
+
+    def __init__(self, j: int, n_shapes: int, nll: float):
+        self.j, self.n_shapes = j, n_shapes
+        self.nll = nll
+        self.theta = None
+        self.change: float | None = None
+        self.rise: float | None = None
+
+    def add(self, nll: float, theta) -> str:
+        """The verdict after the probe with ``nll`` at ``theta``."""
+        rise = self.nll - nll
+        if not math.isfinite(nll) or rise < -ROUNDING * max(1.0, abs(nll)):
+            return "stop"  # less likely nearer the end: the optimum is not there
+        rise = max(rise, 0.0)
+        theta = np.asarray(theta, dtype=float)
+        verdict, change = "continue", None
+        if self.theta is not None:  # (a decade from the last probe)
+            change = parameter_change(self.theta, theta, self.j, self.n_shapes)
+            floor = ROUNDING * max(1.0, abs(nll))
+            if self.change is not None and change > max(SHRINK * self.change,
+                                                        SETTLED_CHANGE):
+                verdict = "stop"  # the others run away with the shape
+            elif self.rise is not None and rise > max(SHRINK * self.rise, floor):
+                verdict = "stop"  # the rises do not shrink: no finite limit
+            elif self.rise is not None and change <= SETTLED_CHANGE:
+                verdict = "settled"  # (after two decades' changes and rises shrank)
+        self.nll, self.theta, self.change = nll, theta, change
+        self.rise = rise if self.theta is not None and change is not None else None
+        return verdict

@@ -1,0 +1,112 @@
+"""Likelihoods that rise towards an end a shape's domain excludes: the fit follows the
+shape there while the other parameters settle, and says that it reports a limit.
+
+References: the half-logistic law is genhalflogistic's limit c -> 0, so on a sample
+whose genhalflogistic likelihood rises all the way there, scipy's half-logistic fit
+(loc at the smallest observation, its scale's MLE) is the limit the fit must approach;
+on ncx2, the likelihood with df held nearer 0 by robustfit's own fit with ``f0``."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import robustfit
+from benchmarks.fit_cases import MAGNITUDES, sample
+from robustfit.fitting.open_ends import (
+    RISES_TO_EXCLUDED_END,
+    EndApproach,
+    open_ends_near,
+    probe_values,
+)
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        yield
+
+
+def test_which_shapes_are_probed():
+    # ncx2's df > 0 is open (scipy writes its domain as [5e-324, inf]); nc >= 0 is closed
+    assert open_ends_near(stats.ncx2, [4.6e-4, 37.9, 1.4, 0.5], {}, 2) == [(0, 0.0, 1.0)]
+    assert open_ends_near(stats.ncx2, [21.0, 1e-4, 0.0, 1.0], {}, 2) == []
+    assert open_ends_near(stats.ncx2, [4.6e-4, 37.9, 1.4, 0.5], {0: 4.6e-4}, 2) == []
+    assert open_ends_near(stats.ncx2, [0.05, 37.9, 1.4, 0.5], {}, 2) == []  # not near
+    # truncpareto's c > 1: the end excluded is 1, not scipy's 1 + 2.2e-16
+    assert open_ends_near(stats.truncpareto, [2.0, 1.001, 0.0, 1.0], {}, 2) == [
+        (1, 1.0, 1.0)]
+
+
+def test_probes_are_the_same_decades_wherever_the_optimiser_stopped():
+    a, b = probe_values(4.6e-4, 0.0, 1.0), probe_values(6.3e-5, 0.0, 1.0)
+    assert a[0] == 1e-4 and b[0] == 1e-5 and a[1:] == b
+    assert b[-1] == 1e-12
+    assert probe_values(1.004, 1.0, 1.0)[0] == pytest.approx(1.001)
+    assert probe_values(-5e-3, 0.0, -1.0)[0] == -1e-3  # an upper end
+    assert probe_values(2e-3, 0.0, 1.0)[0] == 1e-4  # (1e-3 is not half a decade closer)
+
+
+def test_a_likelihood_unbounded_towards_the_end_is_not_a_limit():
+    # the rises do not shrink (n log 10 per decade: a density that degenerates)
+    walk = EndApproach(0, 1, nll=100.0)
+    verdicts = [walk.add(100.0 - 50.0 * k, [10.0 ** -k, 0.0, 1.0]) for k in (1, 2, 3)]
+    assert verdicts == ["continue", "continue", "stop"]
+
+
+def _half_logistic_limit(seed, n=500):
+    x = stats.halflogistic.rvs(loc=3.0, scale=2.0, size=n, random_state=seed)
+    loc, scale = stats.halflogistic.fit(x)
+    return x, loc, scale, stats.halflogistic.nnlf((loc, scale), x)
+
+
+@pytest.mark.parametrize("seed", [0, 5])
+def test_genhalflogistic_follows_c_to_the_half_logistic_limit(seed):
+    x, loc, scale, limit_nll = _half_logistic_limit(seed)
+    units = []
+    for b, a in MAGNITUDES:
+        res = robustfit.fit(stats.genhalflogistic, b + a * x)
+        assert res.success and RISES_TO_EXCLUDED_END in res.message
+        c, res_loc, res_scale = res
+        assert 0 < c <= 1e-6
+        units.append([c, (res_loc - b) / a, res_scale / a])
+        assert res.nll - x.size * np.log(a) <= limit_nll + 1e-6
+    units = np.array(units)
+    np.testing.assert_allclose(units[:, 1:], [[loc, scale]] * 3, rtol=1e-6)
+    np.testing.assert_allclose(units, [units[0]] * 3, rtol=1e-6, atol=1e-8)
+
+
+def test_an_interior_optimum_near_the_end_is_kept():
+    # seed 2: the maximum is at c ~ 0.0099, 0.036 above the half-logistic limit
+    x, _, _, limit_nll = _half_logistic_limit(2)
+    res = robustfit.fit(stats.genhalflogistic, x)
+    assert res.success and 5e-3 < res[0] < 2e-2
+    assert res.nll < limit_nll - 0.03
+    # one probe a decade nearer the end, less likely, ends the approach
+    assert len([a for a in res.attempts if a.start == "open_end"]) == 1
+
+
+def test_lognorm_towards_the_normal_limit_is_not_followed():
+    # s -> 0 drags loc to -inf and the scale to +inf: not a limit of s alone
+    x = np.random.default_rng(0).normal(100.0, 15.0, 2000)
+    res = robustfit.fit(stats.lognorm, x)
+    assert RISES_TO_EXCLUDED_END not in res.message
+    probes = [a for a in res.attempts if a.start == "open_end"]
+    assert len(probes) <= 1 and sum(a.nfev for a in probes) < 200
+
+
+def test_ncx2_on_scipys_acceptance_sample_reaches_df_zero_at_every_magnitude():
+    # ncx2(21, 1.06) at n = 1000 (scipy's test_cont_fit, listed there as failing): the
+    # likelihood rises as df -> 0; the fit had stopped at df 4.6e-4, 1.1e-4 or 6.3e-5
+    z = sample(stats.ncx2, (21, 1.0560465975116415), 1000)
+    held = robustfit.fit(stats.ncx2, z, f0=1e-3)
+    units = []
+    for b, a in MAGNITUDES:
+        res = robustfit.fit(stats.ncx2, b + a * z)
+        assert res.success and RISES_TO_EXCLUDED_END in res.message
+        assert res[0] <= 1e-6
+        assert res.nll - z.size * np.log(a) < held.nll
+        units.append([res[0], res[1], (res[2] - b) / a, res[3] / a])
+    np.testing.assert_allclose(units, [units[0]] * 3, rtol=1e-6, atol=1e-8)
