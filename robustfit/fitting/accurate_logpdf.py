@@ -188,10 +188,51 @@ def _genhalflogistic_logpdf(x, c):
         return np.log(2.0) + power - 2 * np.log1p(np.exp(w / c))
 
 
+_EXPONNORM_CANCELS_BELOW = 0.1
+
+
+def _exponnorm_logpdf(x, K):
+    """``log pdf`` of the standard exponentially modified normal law, ``-log K - x^2/2
+    + log(erfcx((1/K - x)/sqrt 2) / 2)``, accurate as ``K -> 0`` (the normal).
+
+    scipy's adds ``(1/K)(1/(2K) - x)`` and ``log ndtr(x - 1/K)``, two terms of size
+    ``1/(2K^2)`` that cancel to ``-x^2/2``: at ``K = 1e-4`` each log-density keeps only
+    ~8 digits (6e-6 over 1000 points) and at ``K = 1e-8`` none. Normal data, whose
+    exponnorm likelihood rises towards ``K -> 0``, was fitted with ``K`` 0.012 to 0.014
+    depending on the data's magnitude, 6e-5 short of the limit. The scaled
+    complementary error function cancels nothing; where ``x >= 1/K`` (far in the right
+    tail, no cancellation) or every ``K >= 0.1`` the values are scipy's.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> x = np.array([-2.0, 0.0, 1.5, 40.0])
+    >>> bool(np.allclose(_exponnorm_logpdf(x, 0.7), stats.exponnorm.logpdf(x, 0.7),
+    ...                  rtol=1e-13))
+    True
+    >>> bool(np.allclose(_exponnorm_logpdf(x[:3], 1e-9), stats.norm.logpdf(x[:3]),
+    ...                  rtol=1e-8))
+    True
+    """
+    x, K = np.asarray(x, dtype=float), np.asarray(K, dtype=float)
+    if np.all(K >= _EXPONNORM_CANCELS_BELOW):  # (scipy's, 2.7x faster, loses < 2 digits)
+        return stats.exponnorm._logpdf(x, K)
+    with np.errstate(all="ignore"):
+        u = 1.0 / K - x
+        tail = u <= 0  # (erfcx of a negative argument overflows: no cancellation there)
+        safe = np.where(tail, 1.0, u)
+        scaled = -np.log(K) - 0.5 * x * x + np.log(0.5 * special.erfcx(safe / np.sqrt(2.0)))
+        if not np.any(tail):
+            return scaled
+        return np.where(tail, stats.exponnorm._logpdf(x, K), scaled)
+
+
 _ACCURATE: dict[str, Callable] = {"kappa4": _kappa4_logpdf, "irwinhall": _irwinhall_logpdf,
                                   "triang": _triang_logpdf,
                                   "trapezoid": _trapezoid_logpdf,
-                                  "genhalflogistic": _genhalflogistic_logpdf}
+                                  "genhalflogistic": _genhalflogistic_logpdf,
+                                  "exponnorm": _exponnorm_logpdf}
 _ACCURATE_TAILS: dict[str, tuple[Callable, Callable]] = {
     "kappa4": (_kappa4_logcdf, _kappa4_logsf)}
 

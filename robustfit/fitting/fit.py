@@ -1204,10 +1204,13 @@ def _towards_open_ends(spec: FitSpec, best, full, fixed_z: dict, summary, gap_fl
     """``best``, or, where the likelihood rises towards an end that a shape's domain
     excludes while the other parameters settle, the fit at the first decade of the
     approach where they have settled: the supremum of the likelihood, which the family
-    reaches only in the limit (see :mod:`.open_ends`)."""
+    reaches only in the limit (see :mod:`.open_ends`). Where the approach stops at a
+    probe less likely than the one before, after probes more likely than ``best``, the
+    optimiser had stopped short of a maximum between them: the fit resumes from the
+    best probe."""
     for j, end, direction in open_ends_near(spec.dist, best.theta, fixed_z, spec.n_shapes):
         walk = EndApproach(j, spec.n_shapes, best.nll)
-        theta = best.theta
+        theta, closest = best.theta, None
         # (from the last probe, a settling limit's next one is a few iterations away;
         # one that needs more is a walk that drags the others along: stop there)
         maxfev = PROBE_EVALS_PER_PARAMETER * len(spec.free)
@@ -1221,8 +1224,11 @@ def _towards_open_ends(spec: FitSpec, best, full, fixed_z: dict, summary, gap_fl
                 break
             verdict = walk.add(res.value, res.theta)
             if verdict == "stop":
+                if walk.turned and closest is not None:
+                    best = _resumed_from_probe(spec, best, closest, full, fixed_z, summary,
+                                               gap_floor, attempts, j)
                 break
-            theta = res.theta
+            theta, closest = res.theta, res
             if verdict == "settled":
                 message = (f"{RISES_TO_EXCLUDED_END}: as shape {j} approaches {end:g} the "
                            f"other parameters settle, and the likelihood with them; the "
@@ -1232,6 +1238,20 @@ def _towards_open_ends(spec: FitSpec, best, full, fixed_z: dict, summary, gap_fl
                 best = _Best.of(res, res.value, "open_end", message)
                 break
     return best
+
+
+def _resumed_from_probe(spec: FitSpec, best, probe, full, fixed_z: dict, summary,
+                        gap_floor: float, attempts: list, j: int):
+    """``best``, or the optimum from ``probe`` (a fit with shape ``j`` held nearer an
+    excluded end, more likely than ``best``) where that is lower still."""
+    res = _optimize_from(spec, Candidate("open_end", probe.theta), full, None, fixed_z,
+                         summary, gap_floor)
+    attempts.append(res.attempt)
+    if res.theta is None or not np.isfinite(res.value) or not res.value < best.nll:
+        return best
+    message = (f"{res.message}; from a fit with shape {j} held nearer the end of its "
+               f"domain, more likely than where the optimiser had stopped ({best.message})")
+    return _Best.of(res, res.value, "open_end", message)
 
 
 def _with_tight_shape_ends(spec: FitSpec, best, target, full, fixed_z: dict,

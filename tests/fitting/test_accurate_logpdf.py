@@ -260,3 +260,25 @@ def test_genhalflogistic_tends_to_the_half_logistic(c):
     x = np.linspace(0.0, 6.0, 61)
     ours = accurate_logpdf(stats.genhalflogistic)(x, c)
     np.testing.assert_allclose(ours, stats.halflogistic.logpdf(x), rtol=0, atol=40 * c)
+
+
+@pytest.mark.parametrize("K", [1e-8, 1e-5, 0.01, 0.09, 0.1, 0.5, 3.0])
+def test_exponnorm_matches_the_normal_cdf_form_without_cancelling(K):
+    # the density is exp(-x^2/2) erfcx((1/K - x)/sqrt 2) / (2K), which at K = 0.1 and
+    # above is scipy's to 13 digits, and tends to the normal's as K -> 0
+    x = np.r_[np.linspace(-6.0, 6.0, 49), 1.0 / K + np.array([-1.0, 0.0, 2.0])]
+    ours = accurate_logpdf(stats.exponnorm)(x, K)
+    assert np.all(np.isfinite(ours))
+    if K >= 0.1:
+        np.testing.assert_allclose(ours, stats.exponnorm.logpdf(x, K), rtol=1e-12)
+    else:
+        inner = x < 0.5 / K
+        # log pdf - normal's = log(u K) + log(erfcx(u/sqrt 2) u sqrt(pi/2)), u = 1/K - x:
+        # O(K x) + O(K^2) away from the tail
+        np.testing.assert_allclose(ours[inner], stats.norm.logpdf(x[inner]),
+                                   atol=10 * K * (1 + np.max(np.abs(x[inner]))))
+    # the same pdf mass (integrates to 1), by quadrature, whatever K
+    from scipy import integrate
+    mass = integrate.quad(lambda t: np.exp(accurate_logpdf(stats.exponnorm)(t, K)),
+                          -np.inf, np.inf, limit=200)[0]
+    assert mass == pytest.approx(1.0, abs=1e-8)

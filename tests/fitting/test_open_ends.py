@@ -6,6 +6,7 @@ whose genhalflogistic likelihood rises all the way there, scipy's half-logistic 
 (loc at the smallest observation, its scale's MLE) is the limit the fit must approach;
 on ncx2, the likelihood with df held nearer 0 by robustfit's own fit with ``f0``."""
 
+import importlib
 import warnings
 
 import numpy as np
@@ -34,7 +35,7 @@ def test_which_shapes_are_probed():
     assert open_ends_near(stats.ncx2, [4.6e-4, 37.9, 1.4, 0.5], {}, 2) == [(0, 0.0, 1.0)]
     assert open_ends_near(stats.ncx2, [21.0, 1e-4, 0.0, 1.0], {}, 2) == []
     assert open_ends_near(stats.ncx2, [4.6e-4, 37.9, 1.4, 0.5], {0: 4.6e-4}, 2) == []
-    assert open_ends_near(stats.ncx2, [0.05, 37.9, 1.4, 0.5], {}, 2) == []  # not near
+    assert open_ends_near(stats.ncx2, [0.5, 37.9, 1.4, 0.5], {}, 2) == []  # not near
     # truncpareto's c > 1: the end excluded is 1, not scipy's 1 + 2.2e-16
     assert open_ends_near(stats.truncpareto, [2.0, 1.001, 0.0, 1.0], {}, 2) == [
         (1, 1.0, 1.0)]
@@ -110,3 +111,44 @@ def test_ncx2_on_scipys_acceptance_sample_reaches_df_zero_at_every_magnitude():
         assert res.nll - z.size * np.log(a) < held.nll
         units.append([res[0], res[1], (res[2] - b) / a, res[3] / a])
     np.testing.assert_allclose(units, [units[0]] * 3, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("n, seed", [(200, 2), (1000, 0)])
+def test_exponnorm_on_normal_data_is_the_normal_fit(n, seed):
+    # the exGaussian tends to the normal as K -> 0; on these samples its likelihood
+    # rises all the way there (n = 200, seed 2 stopped at K = 0.016, 2e-6 short)
+    z = np.random.default_rng(seed).normal(size=n)
+    mean, sd = stats.norm.fit(z)
+    limit_nll = stats.norm.nnlf((mean, sd), z)
+    for b, a in MAGNITUDES:
+        res = robustfit.fit(stats.exponnorm, b + a * z)
+        assert res.success and RISES_TO_EXCLUDED_END in res.message
+        assert res[0] <= 1e-6
+        K, loc, scale = res[0], (res[1] - b) / a, res[2] / a
+        # (the exGaussian's mean is loc + K scale, its variance scale^2 (1 + K^2))
+        np.testing.assert_allclose([loc + K * scale, scale], [mean, sd], rtol=1e-7,
+                                   atol=1e-9)
+        assert res.nll - n * np.log(a) <= limit_nll + 1e-9 * limit_nll
+
+
+def test_a_fit_short_of_an_interior_maximum_resumes_from_the_probe(monkeypatch):
+    # genhalflogistic(0.004): the maximum is at c = 0.0024. Made to stop short at
+    # c = 0.05 (held there), the fit probes 0.01 and 0.001 (more likely), then 1e-4
+    # (less likely: the walk turned), and resumes from the best probe to the maximum
+    fit_module = importlib.import_module("robustfit.fitting.fit")  # (not the function)
+    x = stats.genhalflogistic.rvs(0.004, size=400, random_state=2)
+    reference = robustfit.fit(stats.genhalflogistic, x)
+    assert reference[0] == pytest.approx(0.0024, rel=0.01)
+    before = fit_module._onto_closed_ends
+
+    def stopped_short(spec, best, full, fixed_z, summary, gap_floor, attempts):
+        best = before(spec, best, full, fixed_z, summary, gap_floor, attempts)
+        held = fit_module._refit_with_shape_held(spec, best.theta, 0, 0.05, "short", full,
+                                                 fixed_z, summary, gap_floor)
+        return fit_module._Best.of(held, held.value, "short")
+
+    monkeypatch.setattr(fit_module, "_onto_closed_ends", stopped_short)
+    res = robustfit.fit(stats.genhalflogistic, x)
+    assert "held nearer the end" in res.message and res.success
+    np.testing.assert_allclose(res, reference, rtol=1e-6, atol=1e-6)
+    assert res.nll == pytest.approx(reference.nll, rel=1e-12)
