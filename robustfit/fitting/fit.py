@@ -41,7 +41,9 @@ from .normalization import density_mass, mass_is_off
 from .open_ends import (
     PROBE_EVALS_PER_PARAMETER,
     RISES_TO_EXCLUDED_END,
+    ROUNDING,
     EndApproach,
+    nearer_end,
     open_ends_near,
     probe_values,
 )
@@ -1202,19 +1204,23 @@ def _onto_closed_ends(spec: FitSpec, best, full, fixed_z: dict, summary, gap_flo
 def _towards_open_ends(spec: FitSpec, best, full, fixed_z: dict, summary, gap_floor: float,
                        attempts: list):
     """``best``, or, where the likelihood rises towards an end that a shape's domain
-    excludes while the other parameters settle, the fit at the first decade of the
-    approach where they have settled: the supremum of the likelihood, which the family
-    reaches only in the limit (see :mod:`.open_ends`). Where the approach stops at a
-    probe less likely than the one before, after probes more likely than ``best``, the
-    optimiser had stopped short of a maximum between them: the fit resumes from the
+    excludes while the other parameters settle, the fit at the last probe of the
+    approach, the same at every magnitude: the supremum of the likelihood, which the
+    family reaches only in the limit (see :mod:`.open_ends`). Where the approach stops
+    at a probe less likely than the one before, after probes more likely than ``best``,
+    the optimiser had stopped short of a maximum between them: the fit resumes from the
     best probe."""
     for j, end, direction in open_ends_near(spec.dist, best.theta, fixed_z, spec.n_shapes):
-        walk = EndApproach(j, spec.n_shapes, best.nll)
+        ladder = probe_values(best.theta[j], end, direction)
+        # (a ladder that starts behind the fit's point, which was already deep, does not
+        # compare its first probe with it)
+        walk = EndApproach(j, spec.n_shapes, best.nll if nearer_end(
+            ladder[0], best.theta[j], end) else math.inf)
         theta, closest = best.theta, None
         # (from the last probe, a settling limit's next one is a few iterations away;
         # one that needs more is a walk that drags the others along: stop there)
         maxfev = PROBE_EVALS_PER_PARAMETER * len(spec.free)
-        for value in probe_values(best.theta[j], end, direction):
+        for k, value in enumerate(ladder):
             res = _refit_with_shape_held(spec, theta, j, value, "open_end", full, fixed_z,
                                          summary, gap_floor, maxfev=maxfev)
             if res is None:
@@ -1224,20 +1230,45 @@ def _towards_open_ends(spec: FitSpec, best, full, fixed_z: dict, summary, gap_fl
                 break
             verdict = walk.add(res.value, res.theta)
             if verdict == "stop":
-                if walk.turned and closest is not None:
+                if walk.turned and closest is not None and closest.value < best.nll:
                     best = _resumed_from_probe(spec, best, closest, full, fixed_z, summary,
                                                gap_floor, attempts, j)
                 break
             theta, closest = res.theta, res
             if verdict == "settled":
-                message = (f"{RISES_TO_EXCLUDED_END}: as shape {j} approaches {end:g} the "
-                           f"other parameters settle, and the likelihood with them; the "
-                           f"supremum is that limit, reported with the shape held "
-                           f"{abs(value - end):.0e} from the end ({res.message}) "
-                           f"({best.message})")
-                best = _Best.of(res, res.value, "open_end", message)
+                best = _at_end_of_ladder(spec, best, res, ladder[k + 1:], j, end, full,
+                                         fixed_z, summary, gap_floor, attempts)
                 break
     return best
+
+
+def _at_end_of_ladder(spec: FitSpec, best, settled, rest: list, j: int, end: float, full,
+                      fixed_z: dict, summary, gap_floor: float, attempts: list):
+    """The fit reported for a limit at an excluded end, from the probe ``settled``: the
+    ladder's last probe (one re-fit from ``settled``), where no less likely than it to
+    rounding and its density still integrates to 1, else ``settled``; ``best`` where
+    that is not as likely as ``best``, or its density is off too."""
+    final = settled
+    if rest:
+        res = _refit_with_shape_held(spec, settled.theta, j, rest[-1], "open_end", full,
+                                     fixed_z, summary, gap_floor)
+        if res is not None:
+            attempts.append(res.attempt)
+            if (res.theta is not None and res.success and res.value <= settled.value
+                    + ROUNDING * max(1.0, abs(settled.value))
+                    and not mass_is_off(density_mass(spec.dist, res.theta[:spec.n_shapes]))):
+                final = res
+    # (scipy's formulas may fail that far out: truncpareto's upper end at 1e12 left a
+    # density of mass 0.5, and the probe's likelihood means nothing there)
+    if not final.value <= best.nll + ROUNDING * max(1.0, abs(best.nll)) or mass_is_off(
+            density_mass(spec.dist, final.theta[:spec.n_shapes])):
+        return best
+    value = final.theta[j]
+    message = (f"{RISES_TO_EXCLUDED_END}: as shape {j} approaches {end:g} the other "
+               f"parameters settle, and the likelihood with them; the supremum is that "
+               f"limit, reported with the shape held at {value:.6g} ({final.message}) "
+               f"({best.message})")
+    return _Best.of(final, final.value, "open_end", message)
 
 
 def _resumed_from_probe(spec: FitSpec, best, probe, full, fixed_z: dict, summary,

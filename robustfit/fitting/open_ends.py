@@ -2,24 +2,26 @@
 maximum.
 
 Some families approach a proper distribution as a shape runs to an end that its domain
-excludes: genhalflogistic's ``c -> 0`` (the half-logistic), wrapcauchy's ``c -> 0`` (the
-uniform circle), argus's ``chi -> 0``, alpha's ``a -> 0``, ncx2's ``df -> 0``. Where the
-sample asks for that limit, the likelihood rises all the way to the end, the
-optimiser's gradient in its log coordinates vanishes as it goes, and it stops wherever
-its tolerances say: scipy's acceptance sample of ncx2(21, 1.06) (n = 1000) stopped at
-``df = 4.6e-4``, ``1.1e-4`` and ``6.3e-5`` at three magnitudes of the same data.
+excludes: t's ``df -> inf`` and exponnorm's ``K -> 0`` (the normal), genhalflogistic's
+``c -> 0`` (the half-logistic), wrapcauchy's ``c -> 0`` (the uniform circle), argus's
+``chi -> 0``, ncx2's ``df -> 0``. Where the sample asks for that limit, the likelihood
+rises all the way to the end, the optimiser's gradient in its log coordinates vanishes
+as it goes, and it stops wherever its tolerances say: scipy's acceptance sample of
+ncx2(21, 1.06) (n = 1000) stopped at ``df = 4.6e-4``, ``1.1e-4`` and ``6.3e-5`` at three
+magnitudes of the same data; t on normal samples anywhere from ``df = 2e6`` to ``2e10``.
 
-The driver probes such a shape at decades ever closer to the end (``end + 10^-k``, the
-other parameters re-fitted each time from the last probe). Where the likelihood keeps
-rising while the re-fitted parameters *and* the rises shrink decade by decade, the limit
-is reached by the shape alone and the others settle: the fit is reported at the first
-probe where they have settled (the same decade at every magnitude of the data). That is
-the likelihood's supremum to rounding -- a member of the family's closure, like a
-closed end's, but one scipy's argument check refuses -- and the message says that it
-is a limit. Where the other parameters do not settle (lognorm on normal data: ``s -> 0``
-drags ``loc`` to ``-inf`` and the scale to ``+inf``, a limit outside the family
-altogether), the rises do not shrink (no finite supremum), or the likelihood turns, the
-probes stop and the fit is left as it was.
+The driver probes such a shape at decades ever closer to the end (``end + 10^-k``, or
+``10^k`` towards infinity, the other parameters re-fitted each time from the last
+probe). Where the likelihood keeps rising while the re-fitted parameters *and* the
+rises shrink decade by decade, the limit is reached by the shape alone and the others
+settle: once they move less than :data:`SETTLED_CHANGE` over a decade, the fit is
+reported at the ladder's last probe (``10^-12`` from the end, or ``10^12``), the same at
+every magnitude of the data. That is the likelihood's supremum to rounding -- a member
+of the family's closure, like a closed end's, but one the family's finite parameters
+cannot name -- and the message says that it is a limit. Where the other parameters do
+not settle (lognorm on normal data: ``s -> 0`` drags ``loc`` to ``-inf`` and the scale
+to ``+inf``, a limit outside the family altogether), the rises do not shrink (no finite
+supremum), or the likelihood turns, the probes stop and the fit is left as it was.
 """
 
 from __future__ import annotations
@@ -36,7 +38,15 @@ RISES_TO_EXCLUDED_END = "the likelihood rises towards an end that a shape's doma
 # (exponnorm on normal data: the likelihood rises as K^3 towards K = 0, and BFGS stopped
 # at K = 0.011 to 0.016, up to 9e-6 short of the limit)
 NEAR_OPEN_END = 0.1
+# ... and a shape this large, towards an infinite end (t's df -> inf, the normal): BFGS,
+# whose gradient in log(df) fades like 1/df there, stopped at df = 2e6 to 2e10 on normal
+# samples, 1e-9 to 9e-7 short of the limit and at a different df at each magnitude
+# (interior maxima of t's df reach 1e4 at n = 2000; ncf's acceptance sample, whose
+# likelihood keeps rising along dfn ~ 5e3 without settling, walked for 1.2 s in vain
+# from 1e3)
+FAR_OPEN_END = 1e5
 # the probes' distances from the end (relative to max(1, |end|)): decades down to this
+# (towards an infinite end, the probes' values: decades up to 1 / this)
 DEEPEST_PROBE = 1e-12
 # the other parameters have settled where their largest change over a decade (relative:
 # shapes to max(1, |value|), loc and scale to the standardised data's unit spread) is
@@ -46,6 +56,8 @@ SETTLED_CHANGE = 1e-7
 # be at most this share of the decade's before (a limit approached like a power of the
 # distance shrinks them ~10x per decade; lognorm's normal limit grows them 10x)
 SHRINK = 0.5
+# probes a walk may make at the least: three decades show whether the changes shrink
+MIN_PROBES = 3
 # evaluations a probe may take per free parameter (ncx2's took 10-15 from the probe a
 # decade before; lognorm's runaway towards the normal limit 100-230)
 PROBE_EVALS_PER_PARAMETER = 30
@@ -58,7 +70,7 @@ def open_ends_near(dist, theta, fixed: dict, n_shapes: int
                    ) -> list[tuple[int, float, float]]:
     """``(shape index, end, direction into the domain)`` for every free, non-integral
     shape of ``theta`` within :data:`NEAR_OPEN_END` of a finite end its domain
-    excludes.
+    excludes, or beyond :data:`FAR_OPEN_END` towards an infinite one.
 
     Examples
     --------
@@ -69,6 +81,8 @@ def open_ends_near(dist, theta, fixed: dict, n_shapes: int
     []
     >>> open_ends_near(stats.ncx2, [21.0, 1e-4, 0.0, 1.0], {}, 2)  # nc >= 0: closed
     []
+    >>> open_ends_near(stats.t, [3e7, 0.0, 1.0], {}, 1)  # df -> inf: the normal
+    [(0, inf, -1.0)]
     """
     out = []
     for j in range(n_shapes):
@@ -76,7 +90,11 @@ def open_ends_near(dist, theta, fixed: dict, n_shapes: int
             continue
         v = float(theta[j])
         for end, accepted, direction in shape_domain_ends(dist, theta[:n_shapes], j):
-            if accepted or not math.isfinite(end):
+            if accepted or math.isnan(end):
+                continue
+            if math.isinf(end):
+                if -direction * v >= FAR_OPEN_END:
+                    out.append((j, end, direction))
                 continue
             end = _excluded_value(end)
             if 0.0 < direction * (v - end) <= NEAR_OPEN_END * max(1.0, abs(end)):
@@ -94,8 +112,11 @@ def _excluded_value(end: float) -> float:
 def probe_values(value: float, end: float, direction: float) -> list[float]:
     """The shape's probes: ``end + direction * 10^-k * max(1, |end|)`` for every decade
     closer to the end than ``value`` is (by at least half a decade) down to
-    :data:`DEEPEST_PROBE`. The grid is fixed, so samples that differ only in magnitude
-    meet the same probes, wherever their optimisers stopped.
+    :data:`DEEPEST_PROBE`; towards an infinite end, ``+-10^k`` for every decade beyond
+    ``value`` (by half a decade) up to ``1 / DEEPEST_PROBE``. At least
+    :data:`MIN_PROBES` (the ladder starts earlier where ``value`` is already deep). The
+    grid is fixed, so samples that differ only in magnitude meet the same probes, and
+    the last, where a settled limit is reported, wherever their optimisers stopped.
 
     Examples
     --------
@@ -103,12 +124,33 @@ def probe_values(value: float, end: float, direction: float) -> list[float]:
     [0.0001, 1e-05, 1e-06]
     >>> len(probe_values(4.6e-4, 0.0, 1.0))
     9
+    >>> probe_values(3e-12, 0.0, 1.0)  # (the first two are farther from 0 than 3e-12)
+    [1e-10, 1e-11, 1e-12]
+    >>> probe_values(2.9e8, float("inf"), -1.0)
+    [1000000000.0, 10000000000.0, 100000000000.0, 1000000000000.0]
     """
+    last = round(math.log10(DEEPEST_PROBE))
+    if math.isinf(end):
+        first = min(math.floor(math.log10(abs(value)) + 0.5) + 1, 1 - last - MIN_PROBES)
+        return [-direction * 10.0 ** k for k in range(first, 1 - last)]
     unit = max(1.0, abs(end))
     distance = abs(value - end) / unit
-    first = math.floor(math.log10(distance) - 0.5) if distance > 0 else 0
-    last = round(math.log10(DEEPEST_PROBE))
+    first = math.floor(math.log10(distance) - 0.5) if distance > 0 else last
+    first = max(first, last + MIN_PROBES - 1)
     return [end + direction * 10.0 ** k * unit for k in range(first, last - 1, -1)]
+
+
+def nearer_end(probe: float, value: float, end: float) -> bool:
+    """Whether ``probe`` lies strictly between ``value`` and ``end``.
+
+    Examples
+    --------
+    >>> nearer_end(1e-5, 4.6e-4, 0.0), nearer_end(1e10, 2e12, float("inf"))
+    (True, False)
+    """
+    if math.isinf(end):
+        return abs(probe) > abs(value)
+    return abs(probe - end) < abs(value - end)
 
 
 def parameter_change(a, b, j: int, n_shapes: int) -> float:

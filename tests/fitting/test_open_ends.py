@@ -152,3 +152,41 @@ def test_a_fit_short_of_an_interior_maximum_resumes_from_the_probe(monkeypatch):
     assert "held nearer the end" in res.message and res.success
     np.testing.assert_allclose(res, reference, rtol=1e-6, atol=1e-6)
     assert res.nll == pytest.approx(reference.nll, rel=1e-12)
+
+
+def test_t_on_normal_data_reaches_the_normal_at_every_magnitude():
+    # t's likelihood on this normal sample rises as df -> inf (the normal); BFGS's
+    # gradient in log(df) fades like 1/df and it had stopped at df = 2.9e9, 5.4e9 or
+    # 3.1e9 depending on the magnitude. The ladder's last probe, 1e12, is reported
+    z = np.random.default_rng(0).normal(size=200)
+    mean, sd = stats.norm.fit(z)
+    limit_nll = stats.norm.nnlf((mean, sd), z)
+    for b, a in MAGNITUDES:
+        res = robustfit.fit(stats.t, b + a * z)
+        assert res.success and RISES_TO_EXCLUDED_END in res.message
+        assert res[0] == 1e12
+        np.testing.assert_allclose([(res[1] - b) / a, res[2] / a], [mean, sd], rtol=1e-8,
+                                   atol=1e-10)
+        assert res.nll - z.size * np.log(a) <= limit_nll + 1e-9 * limit_nll
+
+
+def test_t_with_an_interior_maximum_is_not_walked():
+    # seed 1: df = 11.1, a maximum 1.1 units above the normal limit
+    z = np.random.default_rng(1).normal(size=200)
+    res = robustfit.fit(stats.t, z)
+    assert res.success and 10 < res[0] < 12
+    assert not any(a.start == "open_end" for a in res.attempts)
+    assert res.nll < stats.norm.nnlf(stats.norm.fit(z), z) - 1.0
+
+
+def test_a_limit_where_scipys_density_fails_is_not_reported():
+    # truncpareto(2, 5) right-censored at its 80% quantile: the upper truncation c has
+    # nothing to hold it and the likelihood rises towards c -> inf (the Pareto); at the
+    # ladder's end, c = 1e12, scipy's density integrates to 0.5, so the walk's report
+    # is refused and the fit stays where BFGS stopped (a density of mass 1)
+    x = sample(stats.truncpareto, (2, 5), 150, seed=12)
+    cut = np.quantile(x, 0.8)
+    data = stats.CensoredData.right_censored(np.minimum(x, cut), x > cut)
+    res = robustfit.fit(stats.truncpareto, data)
+    assert res.success and res[1] < 1e12
+    assert any(a.start == "open_end" and a.params[1] == 1e12 for a in res.attempts)
