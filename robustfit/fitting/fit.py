@@ -42,6 +42,7 @@ from .open_ends import (
     PROBE_EVALS_PER_PARAMETER,
     RISES_TO_EXCLUDED_END,
     ROUNDING,
+    RUNS_AWAY,
     EndApproach,
     nearer_end,
     open_ends_near,
@@ -961,7 +962,9 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     nll = full(theta)
     valid = bool(np.isfinite(nll) and np.all(np.isfinite(theta)))
     success = valid and best.success
-    message = ("converged" if success else "optimiser did not report convergence"
+    message = ("converged" if success else "no maximum of the likelihood exists"
+               if valid and RUNS_AWAY in best.message
+               else "optimiser did not report convergence"
                if valid else "no parameters with a finite likelihood were found")
     if success and not zd.censored and singular_end_on_observation(dist, theta, full,
                                                                     spec.free):
@@ -1233,6 +1236,11 @@ def _towards_open_ends(spec: FitSpec, best, full, fixed_z: dict, summary, gap_fl
                 if walk.turned and closest is not None and closest.value < best.nll:
                     best = _resumed_from_probe(spec, best, closest, full, fixed_z, summary,
                                                gap_floor, attempts, j)
+                elif walk.runaway and closest is not None and closest.value < best.nll:
+                    best = best._replace(success=False, message=(
+                        f"{RUNS_AWAY} (shape {j} towards {end:g}; the probes at "
+                        f"{ladder[0]:.0e} to {value:.0e} were each more likely than the "
+                        f"last); reported where the optimiser stopped ({best.message})"))
                 break
             theta, closest = res.theta, res
             if verdict == "settled":

@@ -34,6 +34,8 @@ from .closed_ends import shape_domain_ends
 from .spec import shape_integrality
 
 RISES_TO_EXCLUDED_END = "the likelihood rises towards an end that a shape's domain excludes"
+RUNS_AWAY = ("the likelihood keeps rising towards a limit outside the family: the other "
+             "parameters run away with the shape")
 # a free shape this close to an excluded end (relative to max(1, |end|)) is probed
 # (exponnorm on normal data: the likelihood rises as K^3 towards K = 0, and BFGS stopped
 # at K = 0.011 to 0.016, up to 9e-6 short of the limit)
@@ -61,6 +63,12 @@ MIN_PROBES = 3
 # evaluations a probe may take per free parameter (ncx2's took 10-15 from the probe a
 # decade before; lognorm's runaway towards the normal limit 100-230)
 PROBE_EVALS_PER_PARAMETER = 30
+# a walk whose others change over a decade by at least this share of the decade's before,
+# and by at least RUNAWAY_CHANGE, while the likelihood still rises, runs to a limit the
+# family's parameters cannot reach (genlogistic on Gumbel data: as c -> inf, loc drifts
+# by -2 per decade towards -inf; lognorm on normal data: loc and scale grow 10x)
+RUNAWAY_RATIO = 0.9
+RUNAWAY_CHANGE = 1e-3
 # relative rounding of a likelihood: a probe may not be lower than its predecessor by
 # more than this, or the likelihood turned
 ROUNDING = 1e-12
@@ -178,9 +186,10 @@ class EndApproach:
     ``"settled"`` (the likelihood rose all the way while the other parameters and the
     rises shrank, the last change at most :data:`SETTLED_CHANGE`) or ``"stop"`` (the
     likelihood turned, or the other parameters or the rises did not shrink: not a limit
-    reached by this shape alone). The fit's optimum is not itself a probe (the
-    optimiser stopped at no particular decade): it only sets the first level to rise
-    from.
+    reached by this shape alone; :attr:`runaway` where the others ran away without
+    shrinking while the likelihood still rose). The fit's optimum is not itself a probe
+    (the optimiser stopped at no particular decade): it only sets the first level to
+    rise from.
 
     Examples
     --------
@@ -198,6 +207,8 @@ class EndApproach:
     ...                                    (716.26, [1e-3, -1013.8, 1013.7]),
     ...                                    (716.23, [1e-4, -10136.1, 10136.1])]]
     ['continue', 'continue', 'stop']
+    >>> walk.runaway
+    True
     >>> EndApproach(0, 2, nll=10.0).add(10.5, [1e-4, 40.1, 1.0, 0.5])  # lower: an interior
     'stop'
     """
@@ -206,6 +217,7 @@ class EndApproach:
         self.j, self.n_shapes = j, n_shapes
         self.nll = nll
         self.turned = False  # the last probe was less likely than the one before
+        self.runaway = False  # the others ran away while the likelihood rose
         self.theta = None
         self.change: float | None = None
         self.rise: float | None = None
@@ -225,6 +237,8 @@ class EndApproach:
             if self.change is not None and change > max(SHRINK * self.change,
                                                         SETTLED_CHANGE):
                 verdict = "stop"  # the others run away with the shape
+                self.runaway = (change >= RUNAWAY_RATIO * self.change
+                                and change >= RUNAWAY_CHANGE and rise > floor)
             elif self.rise is not None and rise > max(SHRINK * self.rise, floor):
                 verdict = "stop"  # the rises do not shrink: no finite limit
             elif self.rise is not None and change <= SETTLED_CHANGE:

@@ -17,6 +17,7 @@ import robustfit
 from benchmarks.fit_cases import MAGNITUDES, sample
 from robustfit.fitting.open_ends import (
     RISES_TO_EXCLUDED_END,
+    RUNS_AWAY,
     EndApproach,
     open_ends_near,
     probe_values,
@@ -190,3 +191,20 @@ def test_a_limit_where_scipys_density_fails_is_not_reported():
     res = robustfit.fit(stats.truncpareto, data)
     assert res.success and res[1] < 1e12
     assert any(a.start == "open_end" and a.params[1] == 1e12 for a in res.attempts)
+
+
+def test_a_limit_outside_the_family_is_not_called_a_maximum():
+    # genlogistic on Gumbel data: as c -> inf with loc + log(c) scale held, genlogistic
+    # tends to the Gumbel; the likelihood rises along that path while loc runs to -inf
+    # (by -2 per decade of c). No member of the family is the maximum: success=False at
+    # every magnitude, and the probes towards the limit each more likely than the last
+    z = np.random.default_rng(0).gumbel(size=1000)
+    gumbel_nll = stats.gumbel_r.nnlf(stats.gumbel_r.fit(z), z)
+    for b, a in MAGNITUDES:
+        res = robustfit.fit(stats.genlogistic, b + a * z)
+        assert not res.success and RUNS_AWAY in res.message
+        assert res[0] > 1e5
+        # (and the fit is as likely as the Gumbel limit to 1e-5 units)
+        assert abs(res.nll - z.size * np.log(a) - gumbel_nll) < 1e-5
+        probes = [p.nll for p in res.attempts if p.start == "open_end"]
+        assert len(probes) >= 3 and all(np.diff(probes) < 0)
