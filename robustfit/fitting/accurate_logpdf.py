@@ -240,6 +240,7 @@ def _exponnorm_logpdf(x, K):
 
 _LOG_SQRT_2PI_SCIPY = 0.9189385332046727  # scipy's _norm_pdf_logC, log(sqrt(2 pi))
 _LOG_PI = 1.1447298858494002  # scipy's _LOG_PI
+_SQRT_2PI_SCIPY = 2.5066282746310002  # scipy's _norm_pdf_C, sqrt(2 pi)
 
 
 def _t_logpdf(x, df):
@@ -381,6 +382,61 @@ def _genextreme_logpdf(x, c):
         return np.where((c == 1) & (x == 1), 0.0, logpdf)
 
 
+def _crystalball_logpdf(x, beta, m):
+    """The Crystal Ball log-density (a normal core, a power-law tail below ``-beta``),
+    as scipy's.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> x = np.array([-9.0, -2.0, 0.0, 1.5])
+    >>> bool(np.array_equal(_crystalball_logpdf(x, 2.0, 3.0),
+    ...                     stats.crystalball._logpdf(x, 2.0, 3.0)))
+    True
+    """
+    x, beta, m = (np.asarray(v, dtype=float) for v in (x, beta, m))
+    with np.errstate(all="ignore"):
+        norm = 1.0 / (m / beta / (m - 1) * np.exp(-beta**2 / 2.0)
+                      + _SQRT_2PI_SCIPY * special.ndtr(beta))
+        tail = m * np.log(m / beta) - beta**2 / 2 - m * np.log(m / beta - beta - x)
+        return np.log(norm) + np.where(x > -beta, -x**2 / 2, tail)
+
+
+def _recipinvgauss_logpdf(x, mu):
+    """The reciprocal inverse Gaussian log-density, as scipy's (``-inf`` at ``x <= 0``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> x = np.array([0.0, 0.3, 1.0, 7.0])
+    >>> bool(np.array_equal(_recipinvgauss_logpdf(x, 0.63),
+    ...                     stats.recipinvgauss._logpdf(x, 0.63)))
+    True
+    """
+    x, mu = np.asarray(x, dtype=float), np.asarray(mu, dtype=float)
+    with np.errstate(all="ignore"):
+        value = -(1 - mu * x)**2.0 / (2 * x * mu**2.0) - 0.5 * np.log(2 * np.pi * x)
+        return np.where(x > 0, value, -np.inf)
+
+
+def _cosine_logpdf(x):
+    """The raised-cosine log-density, as scipy's (``-inf`` where ``cos x = -1``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> x = np.array([-np.pi, -1.0, 0.0, 2.5])
+    >>> bool(np.array_equal(_cosine_logpdf(x), stats.cosine._logpdf(x)))
+    True
+    """
+    c = np.cos(np.asarray(x, dtype=float))
+    with np.errstate(all="ignore"):
+        return np.where(c != -1, np.log1p(c) - np.log(2 * np.pi), -np.inf)
+
+
 _ACCURATE: dict[str, Callable] = {"kappa4": _kappa4_logpdf, "irwinhall": _irwinhall_logpdf,
                                   "triang": _triang_logpdf,
                                   "trapezoid": _trapezoid_logpdf,
@@ -390,7 +446,10 @@ _ACCURATE: dict[str, Callable] = {"kappa4": _kappa4_logpdf, "irwinhall": _irwinh
                                   "skewnorm": _skewnorm_logpdf, "burr": _burr_logpdf,
                                   "fisk": _fisk_logpdf, "gengamma": _gengamma_logpdf,
                                   "genpareto": _genpareto_logpdf,
-                                  "genextreme": _genextreme_logpdf}
+                                  "genextreme": _genextreme_logpdf,
+                                  "crystalball": _crystalball_logpdf,
+                                  "recipinvgauss": _recipinvgauss_logpdf,
+                                  "cosine": _cosine_logpdf}
 _ACCURATE_TAILS: dict[str, tuple[Callable, Callable]] = {
     "kappa4": (_kappa4_logcdf, _kappa4_logsf)}
 
