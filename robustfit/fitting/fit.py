@@ -63,7 +63,7 @@ from .spec import FitSpec, parse_fit_arguments, shape_integrality
 from .standardize import Standardizer
 from .start_choice import cover_regimes, distinct
 from .sufficient import sufficient_statistic_fit
-from .symmetries import absorbs_fixed_scale, at_scale, canonical_scale
+from .symmetries import absorbs_fixed_scale, at_scale, canonical_scale, shapes_absorb_scale
 from .tight_ends import tighten_shape_ends
 from .time_budget import budget_scope, budget_seconds, start_budget
 from .unimodal import single_maximum
@@ -1212,7 +1212,11 @@ def _towards_open_ends(spec: FitSpec, best, full, fixed_z: dict, summary, gap_fl
     family reaches only in the limit (see :mod:`.open_ends`). Where the approach stops
     at a probe less likely than the one before, after probes more likely than ``best``,
     the optimiser had stopped short of a maximum between them: the fit resumes from the
-    best probe."""
+    best probe. Not where the shapes absorb the scale: along that ridge a shape runs to an
+    end of its domain with nothing changing (loguniform's ``a`` and ``b`` to 1e-11
+    together while the scale grows), and :func:`_canonical` picks the member."""
+    if shapes_absorb_scale(spec.dist):
+        return best
     for j, end, direction in open_ends_near(spec.dist, best.theta, fixed_z, spec.n_shapes):
         ladder = probe_values(best.theta[j], end, direction)
         # (a ladder that starts behind the fit's point, which was already deep, does not

@@ -58,7 +58,7 @@ SETTLED_CHANGE = 1e-7
 # be at most this share of the decade's before (a limit approached like a power of the
 # distance shrinks them ~10x per decade; lognorm's normal limit grows them 10x)
 SHRINK = 0.5
-# probes a walk may make at the least: three decades show whether the changes shrink
+# the fewest probes a ladder holds: three decades show whether the changes shrink
 MIN_PROBES = 3
 # evaluations a probe may take per free parameter (ncx2's took 10-15 from the probe a
 # decade before; lognorm's runaway towards the normal limit 100-230)

@@ -96,6 +96,19 @@ def _absorbing(dist):
     return scipy_family_entry(dist, _ABSORBS_SCALE)
 
 
+def shapes_absorb_scale(dist) -> bool:
+    """Whether the family's shapes absorb its scale (a ridge of identical distributions
+    through every point).
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> shapes_absorb_scale(stats.loguniform), shapes_absorb_scale(stats.gamma)
+    (True, False)
+    """
+    return _absorbing(dist) is not None
+
+
 def absorbs_fixed_scale(dist, fixed: dict, n_shapes: int) -> bool:
     """Whether a fixed scale is no constraint at all: the family absorbs the scale into
     shapes none of which is fixed (the fit then runs with the scale free and moves the

@@ -208,3 +208,13 @@ def test_a_limit_outside_the_family_is_not_called_a_maximum():
         assert abs(res.nll - z.size * np.log(a) - gumbel_nll) < 1e-5
         probes = [p.nll for p in res.attempts if p.start == "open_end"]
         assert len(probes) >= 3 and all(np.diff(probes) < 0)
+
+
+def test_no_walk_along_a_scale_symmetry():
+    # loguniform's a and b absorb the scale: the optimiser may end with both near 0 and
+    # a huge scale, a member of the same ridge, not a limit; the canonical member is
+    # reported, no probe spent on it
+    z = sample(stats.loguniform, (0.01, 1.25), 1000)
+    res = robustfit.fit(stats.loguniform, z)
+    assert res.success and res[1] == pytest.approx(1.0)
+    assert not any(a.start == "open_end" for a in res.attempts)
