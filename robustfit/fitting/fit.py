@@ -44,6 +44,7 @@ from .open_ends import (
     ROUNDING,
     RUNS_AWAY,
     EndApproach,
+    moment_transported,
     nearer_end,
     open_ends_near,
     probe_values,
@@ -1227,15 +1228,23 @@ def _towards_open_ends(spec: FitSpec, best, full, fixed_z: dict, summary, gap_fl
         # (from the last probe, a settling limit's next one is a few iterations away;
         # one that needs more is a walk that drags the others along: stop there)
         maxfev = PROBE_EVALS_PER_PARAMETER * len(spec.free)
+        both_free = spec.loc_index not in fixed_z and spec.loc_index + 1 not in fixed_z
         for k, value in enumerate(ladder):
-            res = _refit_with_shape_held(spec, theta, j, value, "open_end", full, fixed_z,
-                                         summary, gap_floor, maxfev=maxfev)
+            start = moment_transported(spec.dist, theta, j, value, spec.n_shapes) \
+                if both_free else None
+            res = _refit_with_shape_held(spec, theta if start is None else start, j, value,
+                                         "open_end", full, fixed_z, summary, gap_floor,
+                                         maxfev=maxfev)
             if res is None:
                 break
             attempts.append(res.attempt)
-            if res.theta is None or not res.success:
+            # (a re-fit from a start that kept the moments may stop short of converging
+            # on a ridge that drags loc and scale along -- lognorm's towards the normal
+            # -- and still show the walk running away; from any other start, not)
+            if res.theta is None or not np.isfinite(res.value) or not (
+                    res.success or start is not None):
                 break
-            verdict = walk.add(res.value, res.theta)
+            verdict = walk.add(res.value, res.theta, converged=res.success)
             if verdict == "stop":
                 if walk.turned and closest is not None and closest.value < best.nll:
                     best = _resumed_from_probe(spec, best, closest, full, fixed_z, summary,
