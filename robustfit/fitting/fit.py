@@ -1246,7 +1246,11 @@ def _towards_open_ends(spec: FitSpec, best, full, fixed_z: dict, summary, gap_fl
                 break
             verdict = walk.add(res.value, res.theta, converged=res.success)
             if verdict == "stop":
-                if walk.turned and closest is not None and closest.value < best.nll:
+                # (a probe less likely than the one before where scipy's density no
+                # longer integrates to 1 -- loggamma's c at 1e11 -- turned in rounding,
+                # not in the likelihood: no maximum is bracketed)
+                if walk.turned and closest is not None and closest.value < best.nll and \
+                        not mass_is_off(density_mass(spec.dist, res.theta[:spec.n_shapes])):
                     best = _resumed_from_probe(spec, best, closest, full, fixed_z, summary,
                                                gap_floor, attempts, j)
                 elif walk.runaway and closest is not None and closest.value < best.nll:
@@ -1301,6 +1305,8 @@ def _resumed_from_probe(spec: FitSpec, best, probe, full, fixed_z: dict, summary
     attempts.append(res.attempt)
     if res.theta is None or not np.isfinite(res.value) or not res.value < best.nll:
         return best
+    if mass_is_off(density_mass(spec.dist, res.theta[:spec.n_shapes])):
+        return best  # (a run into shapes where scipy's density is rounding garbage)
     message = (f"{res.message}; from a fit with shape {j} held nearer the end of its "
                f"domain, more likely than where the optimiser had stopped ({best.message})")
     return _Best.of(res, res.value, "open_end", message)

@@ -244,3 +244,29 @@ def test_no_maximum_where_the_limit_beats_every_member(name, shapes, n, seed, li
     res = robustfit.fit(dist, x)
     assert not res.success and RUNS_AWAY in res.message
     assert res.nll > limit.nnlf(limit.fit(x), x)
+
+
+def test_burr12_on_weibull_data_is_no_maximum():
+    # burr12 tends to the Weibull as d -> inf with the scale growing like d^(1/c); on
+    # this sample the likelihood rises all the way (the fit had said converged at
+    # d = 3.5e5, 1.3e-5 units short of scipy's Weibull fit). burr12 states its moments
+    # by _munp only: the walk's starts keep the mean and variance through them
+    z = np.random.default_rng(1).weibull(2.0, size=500)
+    weibull_nll = stats.weibull_min.nnlf(stats.weibull_min.fit(z), z)
+    for b, a in MAGNITUDES:
+        res = robustfit.fit(stats.burr12, b + a * z)
+        assert not res.success and RUNS_AWAY in res.message
+        assert res.nll - z.size * np.log(a) > weibull_nll
+
+
+def test_a_turn_in_rounding_does_not_resume_the_fit():
+    # loggamma on a normal sample: c -> inf drags loc to -inf (the normal limit). At
+    # c = 1e11 scipy's loggamma density no longer integrates to 1 and the walk's probe
+    # there was "less likely": resumed from the probe before, the fit ran into those
+    # shapes and reported a likelihood 0.011 units above the normal limit's supremum
+    z = np.random.default_rng(1).normal(size=500)
+    normal_nll = stats.norm.nnlf(stats.norm.fit(z), z)
+    b, a = MAGNITUDES[2]
+    res = robustfit.fit(stats.loggamma, b + a * z)
+    assert res.nll - z.size * np.log(a) >= normal_nll - 1e-6
+    assert not res.success
