@@ -949,7 +949,8 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
             best = _with_knots_on_observations(spec, best, full, fixed_z, gap_floor,
                                                attempts)
         best = _onto_closed_ends(spec, best, full, fixed_z, summary, gap_floor, attempts)
-        best = _towards_open_ends(spec, best, full, fixed_z, summary, gap_floor, attempts)
+        best = _towards_open_ends(spec, best, full, fixed_z, summary, gap_floor, attempts,
+                                  first_seconds)
         best = _loc_centred_if_free(spec, best, full, fixed_z, summary, gap_floor,
                                     attempts)
 
@@ -1141,7 +1142,7 @@ def _off_singular_observation(spec: FitSpec, best, target, full, fixed_z: dict, 
 
 def _refit_with_shape_held(spec, theta, j: int, value: float, start: str, target,
                            fixed_z: dict, summary, gap_floor: float,
-                           maxfev: int | None = None):
+                           maxfev: int | None = None, deadline: float | None = None):
     """The optimum from ``theta`` with shape ``j`` held at ``value`` (the other free
     parameters re-fitted, within ``maxfev`` evaluations where given), or None where no
     start with it lies around the data."""
@@ -1152,7 +1153,7 @@ def _refit_with_shape_held(spec, theta, j: int, value: float, start: str, target
     if cand is None:
         return None
     return _optimize_from(spec, Candidate(start, cand), target, None, held, summary,
-                          gap_floor, maxfev=maxfev)
+                          gap_floor, maxfev=maxfev, deadline=deadline)
 
 
 def _off_domain_ends(spec, best, target, full, fixed_z, summary, gap_floor, attempts):
@@ -1206,65 +1207,116 @@ def _onto_closed_ends(spec: FitSpec, best, full, fixed_z: dict, summary, gap_flo
 
 
 def _towards_open_ends(spec: FitSpec, best, full, fixed_z: dict, summary, gap_floor: float,
-                       attempts: list):
+                       attempts: list, first_seconds: float | None = None):
     """``best``, or, where the likelihood rises towards an end that a shape's domain
     excludes while the other parameters settle, the fit at the last probe of the
     approach, the same at every magnitude: the supremum of the likelihood, which the
-    family reaches only in the limit (see :mod:`.open_ends`). Where the approach stops
-    at a probe less likely than the one before, after probes more likely than ``best``,
-    the optimiser had stopped short of a maximum between them: the fit resumes from the
-    best probe. Not where the shapes absorb the scale: along that ridge a shape runs to an
-    end of its domain with nothing changing (loguniform's ``a`` and ``b`` to 1e-11
-    together while the scale grows), and :func:`_canonical` picks the member."""
+    family reaches only in the limit (see :mod:`.open_ends`). Not where the shapes
+    absorb the scale: along that ridge a shape runs to an end of its domain with
+    nothing changing (loguniform's ``a`` and ``b`` to 1e-11 together while the scale
+    grows), and :func:`_canonical` picks the member. The walks of a fit share a
+    deadline (:func:`_walk_deadline`): where the density grows costly towards the limit
+    (ncf's at dfn = 1e5 to 1e7: 30 ms an evaluation, 40 times the start's price; its
+    walk took 21 s after a fit of 1.6 s) the walk ends there, with no verdict."""
     if shapes_absorb_scale(spec.dist):
         return best
+    deadline = _walk_deadline(first_seconds)
     for j, end, direction in open_ends_near(spec.dist, best.theta, fixed_z, spec.n_shapes):
-        ladder = probe_values(best.theta[j], end, direction)
-        # (a ladder that starts behind the fit's point, which was already deep, does not
-        # compare its first probe with it)
-        walk = EndApproach(j, spec.n_shapes, best.nll if nearer_end(
-            ladder[0], best.theta[j], end) else math.inf)
-        theta, closest = best.theta, None
-        # (from the last probe, a settling limit's next one is a few iterations away;
-        # one that needs more is a walk that drags the others along: stop there)
-        maxfev = PROBE_EVALS_PER_PARAMETER * len(spec.free)
-        both_free = spec.loc_index not in fixed_z and spec.loc_index + 1 not in fixed_z
-        for k, value in enumerate(ladder):
-            start = moment_transported(spec.dist, theta, j, value, spec.n_shapes) \
-                if both_free else None
-            res = _refit_with_shape_held(spec, theta if start is None else start, j, value,
-                                         "open_end", full, fixed_z, summary, gap_floor,
-                                         maxfev=maxfev)
-            if res is None:
-                break
-            attempts.append(res.attempt)
-            # (a re-fit from a start that kept the moments may stop short of converging
-            # on a ridge that drags loc and scale along -- lognorm's towards the normal
-            # -- and still show the walk running away; from any other start, not)
-            if res.theta is None or not np.isfinite(res.value) or not (
-                    res.success or start is not None):
-                break
-            verdict = walk.add(res.value, res.theta, converged=res.success)
-            if verdict == "stop":
-                # (a probe less likely than the one before where scipy's density no
-                # longer integrates to 1 -- loggamma's c at 1e11 -- turned in rounding,
-                # not in the likelihood: no maximum is bracketed)
-                if walk.turned and closest is not None and closest.value < best.nll and \
-                        not mass_is_off(density_mass(spec.dist, res.theta[:spec.n_shapes])):
-                    best = _resumed_from_probe(spec, best, closest, full, fixed_z, summary,
-                                               gap_floor, attempts, j)
-                elif walk.runaway and closest is not None and closest.value < best.nll:
-                    best = best._replace(success=False, message=(
-                        f"{RUNS_AWAY} (shape {j} towards {end:g}; the probes at "
-                        f"{ladder[0]:.0e} to {value:.0e} were each more likely than the "
-                        f"last); reported where the optimiser stopped ({best.message})"))
-                break
-            theta, closest = res.theta, res
-            if verdict == "settled":
-                best = _at_end_of_ladder(spec, best, res, ladder[k + 1:], j, end, full,
-                                         fixed_z, summary, gap_floor, attempts)
-                break
+        walked = _walk_to_open_end(spec, best, j, end, direction, full, fixed_z, summary,
+                                   gap_floor, attempts, deadline)
+        if walked is None:
+            return best  # (the deadline passed)
+        best = walked
     return best
+
+
+def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float, full,
+                      fixed_z: dict, summary, gap_floor: float, attempts: list,
+                      deadline: float | None):
+    """One walk of shape ``j`` towards ``end`` (see :func:`_towards_open_ends`): the fit
+    it leads to, or None where the deadline cut a probe short (nothing judged).
+
+    - settled: the ladder's last probe, the limit (:func:`_at_end_of_ladder`);
+    - a probe less likely than the one before, after probes more likely than ``best``:
+      the optimiser had stopped short of a maximum between them; the fit resumes from
+      the best probe;
+    - the others ran away while every probe was more likely: no maximum,
+      ``success=False``, at the point where the optimiser stopped;
+    - the ladder ran out with no verdict (re-fits that stopped short of converging, on
+      a ridge too steep for them) but a probe more likely than ``best``: that probe,
+      ``success=False`` (skewnorm on half-normal data had stopped 0.42 units short of
+      the half-normal limit, which its probes reach)."""
+    ladder = probe_values(best.theta[j], end, direction)
+    # (a ladder that starts behind the fit's point, which was already deep, does not
+    # compare its first probe with it)
+    walk = EndApproach(j, spec.n_shapes, best.nll if nearer_end(
+        ladder[0], best.theta[j], end) else math.inf)
+    theta, closest, likeliest = best.theta, None, None
+    # (from the last probe, a settling limit's next one is a few iterations away; one
+    # that needs more is a walk that drags the others along: stop there)
+    maxfev = PROBE_EVALS_PER_PARAMETER * len(spec.free)
+    both_free = spec.loc_index not in fixed_z and spec.loc_index + 1 not in fixed_z
+    for k, value in enumerate(ladder):
+        start = moment_transported(spec.dist, theta, j, value, spec.n_shapes) \
+            if both_free else None
+        res = _refit_with_shape_held(spec, theta if start is None else start, j, value,
+                                     "open_end", full, fixed_z, summary, gap_floor,
+                                     maxfev=maxfev, deadline=deadline)
+        if res is None:
+            return best
+        attempts.append(res.attempt)
+        if deadline is not None and time.monotonic() >= deadline:
+            return None
+        # (a re-fit from a start that kept the moments may stop short of converging on
+        # a ridge that drags loc and scale along -- lognorm's towards the normal -- and
+        # still show the walk running away; from any other start, not)
+        if res.theta is None or not np.isfinite(res.value) or not (
+                res.success or start is not None):
+            return best
+        if likeliest is None or res.value <= likeliest.value + ROUNDING * max(
+                1.0, abs(likeliest.value)):  # (the deepest of equals)
+            likeliest = res
+        verdict = walk.add(res.value, res.theta, converged=res.success)
+        if verdict == "stop":
+            # (a probe less likely than the one before where scipy's density no longer
+            # integrates to 1 -- loggamma's c at 1e11 -- turned in rounding, not in the
+            # likelihood: no maximum is bracketed)
+            if walk.turned and closest is not None and closest.value < best.nll and \
+                    not mass_is_off(density_mass(spec.dist, res.theta[:spec.n_shapes])):
+                return _resumed_from_probe(spec, best, closest, full, fixed_z, summary,
+                                           gap_floor, attempts, j)
+            if walk.runaway and closest is not None and closest.value < best.nll:
+                return best._replace(success=False, message=(
+                    f"{RUNS_AWAY} (shape {j} towards {end:g}; the probes at "
+                    f"{ladder[0]:.0e} to {value:.0e} were each more likely than the "
+                    f"last); reported where the optimiser stopped ({best.message})"))
+            return best
+        theta, closest = res.theta, res
+        if verdict == "settled":
+            return _at_end_of_ladder(spec, best, res, ladder[k + 1:], j, end, full,
+                                     fixed_z, summary, gap_floor, attempts)
+    if likeliest is None or not likeliest.value < best.nll - ROUNDING * max(
+            1.0, abs(best.nll)) or mass_is_off(
+            density_mass(spec.dist, likeliest.theta[:spec.n_shapes])):
+        return best
+    message = (f"{RISES_TO_EXCLUDED_END} (shape {j} towards {end:g}), but the re-fits "
+               f"there did not converge: reported at the most likely of them, shape {j} "
+               f"held at {likeliest.theta[j]:.6g} ({likeliest.message}) ({best.message})")
+    return _Best.of(likeliest, likeliest.value, "open_end", message, success=False)
+
+
+WALK_TIME_FACTOR = 0.5  # a fit's walks towards open ends may take this many times its
+WALK_TIME_FLOOR = 0.5  # first local optimisation's time, and at least this (seconds)
+
+
+def _walk_deadline(first_seconds: float | None) -> float | None:
+    """When a fit's walks towards open ends stop: after WALK_TIME_FACTOR times its
+    first local optimisation's time, at least WALK_TIME_FLOOR seconds -- a bound that
+    ordinary walks (tens of milliseconds) never meet, so their results do not depend on
+    the machine."""
+    if first_seconds is None:
+        return None
+    return time.monotonic() + max(WALK_TIME_FLOOR, WALK_TIME_FACTOR * first_seconds)
 
 
 def _at_end_of_ladder(spec: FitSpec, best, settled, rest: list, j: int, end: float, full,

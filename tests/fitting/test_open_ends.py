@@ -270,3 +270,32 @@ def test_a_turn_in_rounding_does_not_resume_the_fit():
     res = robustfit.fit(stats.loggamma, b + a * z)
     assert res.nll - z.size * np.log(a) >= normal_nll - 1e-6
     assert not res.success
+
+
+def test_exponnorm_on_exponential_data_is_no_maximum():
+    # the exGaussian tends to the (shifted) exponential as K -> inf with K scale held;
+    # on this sample BFGS had said converged at K = 135, 1.1 units less likely than
+    # scipy's exponential fit -- the likelihood keeps rising along K
+    z = np.random.default_rng(1).exponential(size=500)
+    expon_nll = stats.expon.nnlf(stats.expon.fit(z), z)
+    for b, a in MAGNITUDES:
+        res = robustfit.fit(stats.exponnorm, b + a * z)
+        assert not res.success and RUNS_AWAY in res.message
+        assert res.nll - z.size * np.log(a) > expon_nll
+
+
+def test_skewnorm_on_half_normal_data_reaches_the_half_normal():
+    # skewnorm tends to the half-normal as a -> inf with loc at the smallest value; the
+    # fit had stopped at a = 1574 after its whole budget, 0.42 units short. The probes'
+    # re-fits do not converge on that steep ridge either (no "settled"), but the most
+    # likely of them is reported: within 1e-4 of scipy's half-normal fit, success=False
+    z = np.abs(np.random.default_rng(0).normal(size=500))
+    loc, scale = stats.halfnorm.fit(z)
+    limit_nll = stats.halfnorm.nnlf((loc, scale), z)
+    for b, a in MAGNITUDES:
+        res = robustfit.fit(stats.skewnorm, b + a * z)
+        assert not res.success and RISES_TO_EXCLUDED_END in res.message
+        assert res[0] >= 1e6
+        assert abs(res.nll - z.size * np.log(a) - limit_nll) < 1e-4
+        np.testing.assert_allclose([(res[1] - b) / a, res[2] / a], [loc, scale],
+                                   rtol=1e-3, atol=1e-6)
