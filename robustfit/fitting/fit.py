@@ -1243,7 +1243,8 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
     - the others ran away while every probe was more likely: no maximum,
       ``success=False``, at the point where the optimiser stopped;
     - the ladder ran out with no verdict (re-fits that stopped short of converging, on
-      a ridge too steep for them) but a probe more likely than ``best``: that probe,
+      a ridge too steep for them, or others still moving at the last probe) but a probe
+      more likely than ``best``: that probe,
       ``success=False`` (skewnorm on half-normal data had stopped 0.42 units short of
       the half-normal limit, which its probes reach)."""
     ladder = probe_values(best.theta[j], end, direction)
@@ -1299,8 +1300,9 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
             1.0, abs(best.nll)) or mass_is_off(
             density_mass(spec.dist, likeliest.theta[:spec.n_shapes])):
         return best
-    message = (f"{RISES_TO_EXCLUDED_END} (shape {j} towards {end:g}), but the re-fits "
-               f"there did not converge: reported at the most likely of them, shape {j} "
+    message = (f"{RISES_TO_EXCLUDED_END} (shape {j} towards {end:g}), but the walk there "
+               f"reached no verdict (re-fits short of converging, or the others not "
+               f"settled by the last probe): reported at its most likely probe, shape {j} "
                f"held at {likeliest.theta[j]:.6g} ({likeliest.message}) ({best.message})")
     return _Best.of(likeliest, likeliest.value, "open_end", message, success=False)
 
