@@ -256,7 +256,7 @@ def _t_logpdf(x, df):
     """
     x, df = np.asarray(x, dtype=float), np.asarray(df, dtype=float)
     with np.errstate(all="ignore"):
-        finite = (np.log(special.poch(0.5 * df, 0.5)) - 0.5 * (np.log(df) + np.log(np.pi))
+        finite = (np.log(special.poch(0.5 * df, 0.5)) - 0.5 * (np.log(df) + _LOG_PI)
                   - (df + 1) / 2 * np.log1p(x * x / df))
         if not np.any(df == np.inf):
             return finite

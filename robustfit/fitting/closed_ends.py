@@ -48,11 +48,12 @@ def closed_ends_near(dist, theta, fixed: dict, n_shapes: int) -> list[tuple[int,
     for j in range(n_shapes):
         if j in fixed or shape_integrality(dist, j):
             continue
-        (lo, hi), _ = _domain(dist, j)
+        ends = shape_domain_ends(dist, shapes, j)
+        lo, hi = ends[0][0], ends[1][0]
         reach = NEAR_END
         if math.isfinite(lo) and math.isfinite(hi):
             reach = min(reach, BOUNDED_SHARE * (hi - lo))
-        for end, accepted, _ in shape_domain_ends(dist, shapes, j):
+        for end, accepted, _ in ends:
             if not accepted or shapes[j] == end:
                 continue
             if abs(shapes[j] - end) <= reach * max(1.0, abs(end)):

@@ -41,13 +41,13 @@ from .normalization import density_mass, mass_is_off
 from .open_ends import (
     PROBE_EVALS_PER_PARAMETER,
     RISES_TO_EXCLUDED_END,
-    ROUNDING,
     RUNS_AWAY,
     EndApproach,
     moment_transported,
     nearer_end,
     open_ends_near,
     probe_values,
+    rounding_of,
 )
 from .optimizer import Race, minimize_local
 from .parameterization import Parameterization
@@ -1274,8 +1274,8 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
         if res.theta is None or not np.isfinite(res.value) or not (
                 res.success or start is not None):
             return best
-        if likeliest is None or res.value <= likeliest.value + ROUNDING * max(
-                1.0, abs(likeliest.value)):  # (the deepest of equals)
+        if likeliest is None or res.value <= likeliest.value + rounding_of(
+                likeliest.value):  # (the deepest of equals)
             likeliest = res
         verdict = walk.add(res.value, res.theta, converged=res.success)
         if verdict == "stop":
@@ -1283,7 +1283,7 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
             # integrates to 1 -- loggamma's c at 1e11 -- turned in rounding, not in the
             # likelihood: no maximum is bracketed)
             if walk.turned and closest is not None and closest.value < best.nll and \
-                    not mass_is_off(density_mass(spec.dist, res.theta[:spec.n_shapes])):
+                    not _density_off(spec, res.theta):
                 return _resumed_from_probe(spec, best, closest, full, fixed_z, summary,
                                            gap_floor, attempts, j)
             if walk.runaway and closest is not None and closest.value < best.nll:
@@ -1296,9 +1296,8 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
         if verdict == "settled":
             return _at_end_of_ladder(spec, best, res, ladder[k + 1:], j, end, full,
                                      fixed_z, summary, gap_floor, attempts)
-    if likeliest is None or not likeliest.value < best.nll - ROUNDING * max(
-            1.0, abs(best.nll)) or mass_is_off(
-            density_mass(spec.dist, likeliest.theta[:spec.n_shapes])):
+    if likeliest is None or not likeliest.value < best.nll - rounding_of(best.nll) \
+            or _density_off(spec, likeliest.theta):
         return best
     message = (f"{RISES_TO_EXCLUDED_END} (shape {j} towards {end:g}), but the walk there "
                f"reached no verdict (re-fits short of converging, or the others not "
@@ -1333,14 +1332,14 @@ def _at_end_of_ladder(spec: FitSpec, best, settled, rest: list, j: int, end: flo
                                      fixed_z, summary, gap_floor)
         if res is not None:
             attempts.append(res.attempt)
-            if (res.theta is not None and res.success and res.value <= settled.value
-                    + ROUNDING * max(1.0, abs(settled.value))
-                    and not mass_is_off(density_mass(spec.dist, res.theta[:spec.n_shapes]))):
+            if (res.theta is not None and res.success
+                    and res.value <= settled.value + rounding_of(settled.value)
+                    and not _density_off(spec, res.theta)):
                 final = res
     # (scipy's formulas may fail that far out: truncpareto's upper end at 1e12 left a
     # density of mass 0.5, and the probe's likelihood means nothing there)
-    if not final.value <= best.nll + ROUNDING * max(1.0, abs(best.nll)) or mass_is_off(
-            density_mass(spec.dist, final.theta[:spec.n_shapes])):
+    if not final.value <= best.nll + rounding_of(best.nll) or _density_off(spec,
+                                                                            final.theta):
         return best
     value = final.theta[j]
     message = (f"{RISES_TO_EXCLUDED_END}: as shape {j} approaches {end:g} the other "
@@ -1348,6 +1347,12 @@ def _at_end_of_ladder(spec: FitSpec, best, settled, rest: list, j: int, end: flo
                f"limit, reported with the shape held at {value:.6g} ({final.message}) "
                f"({best.message})")
     return _Best.of(final, final.value, "open_end", message)
+
+
+def _density_off(spec: FitSpec, theta) -> bool:
+    """Whether the density at ``theta``'s shapes no longer integrates to 1 (checked for
+    extreme shapes only, see :mod:`.normalization`): its likelihood means nothing."""
+    return mass_is_off(density_mass(spec.dist, theta[:spec.n_shapes]))
 
 
 def _resumed_from_probe(spec: FitSpec, best, probe, full, fixed_z: dict, summary,
@@ -1359,7 +1364,7 @@ def _resumed_from_probe(spec: FitSpec, best, probe, full, fixed_z: dict, summary
     attempts.append(res.attempt)
     if res.theta is None or not np.isfinite(res.value) or not res.value < best.nll:
         return best
-    if mass_is_off(density_mass(spec.dist, res.theta[:spec.n_shapes])):
+    if _density_off(spec, res.theta):
         return best  # (a run into shapes where scipy's density is rounding garbage)
     message = (f"{res.message}; from a fit with shape {j} held nearer the end of its "
                f"domain, more likely than where the optimiser had stopped ({best.message})")

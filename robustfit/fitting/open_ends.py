@@ -76,6 +76,12 @@ RUNAWAY_CHANGE = 1e-3
 ROUNDING = 1e-12
 
 
+def rounding_of(value: float) -> float:
+    """How far a likelihood of ``value`` may move by rounding alone (:data:`ROUNDING`
+    relative, at least absolute)."""
+    return ROUNDING * max(1.0, abs(value))
+
+
 def open_ends_near(dist, theta, fixed: dict, n_shapes: int
                    ) -> list[tuple[int, float, float]]:
     """``(shape index, end, direction into the domain)`` for every free, non-integral
@@ -293,7 +299,7 @@ class EndApproach:
         its re-fit converged; an unconverged probe can show a runaway, never a settled
         limit)."""
         rise = self.nll - nll
-        if not math.isfinite(nll) or rise < -ROUNDING * max(1.0, abs(nll)):
+        if not math.isfinite(nll) or rise < -rounding_of(nll):
             self.turned = math.isfinite(nll)
             return "stop"  # less likely nearer the end: the optimum is not there
         rise = max(rise, 0.0)
@@ -301,7 +307,7 @@ class EndApproach:
         verdict, change = "continue", None
         if self.theta is not None:  # (a decade from the last probe)
             change = parameter_change(self.theta, theta, self.j, self.n_shapes)
-            floor = ROUNDING * max(1.0, abs(nll))
+            floor = rounding_of(nll)
             if self.change is not None and change > max(SHRINK * self.change,
                                                         SETTLED_CHANGE):
                 verdict = "stop"  # the others run away with the shape
