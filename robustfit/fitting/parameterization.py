@@ -104,6 +104,13 @@ class Parameterization:
             out.append(self.free.index(si))
         return out
 
+    def gap_end(self, position: int) -> int:
+        """The end of the support (0 lower, 1 upper) whose gap is the coordinate at
+        ``position`` (one of :meth:`gap_positions`)."""
+        li = self.n_shapes
+        lower, _ = self.kind
+        return 0 if self.free[position] == li and lower else 1
+
     # -- shapes ----------------------------------------------------------------------
     def _shape_from_t(self, j, t):
         lo, hi = self.domains[j]

@@ -44,6 +44,35 @@ def test_no_success_claimed_at_a_singular_edge():
     assert not res.success and "unbounded at the support's edge" in res.message
 
 
+@pytest.mark.parametrize("name, shapes", [("powerlaw", (0.5,)), ("pearson3", (-2.0,)),
+                                          ("rdist", (1.6,)), ("beta", (2.3, 0.63))])
+@pytest.mark.parametrize("b, a", [(1e6, 1e-3), (1e300, 1e290)])
+def test_a_singular_edge_is_seen_on_data_far_from_zero(name, shapes, b, a):
+    # on data of 1e6 + 1e-3 x the gap between the edge and the extreme observation can
+    # shrink only to ~1e-6 of the spread (float64's spacing at 1e6): ten thousand times
+    # that reaches past the next observations, and the likelihood's rise no longer
+    # looked like a log; these fits were reported converged where at unit scale no
+    # maximum exists. The density at the end decides then
+    dist = getattr(stats, name)
+    z = sample(dist, shapes, 200)
+    unit = robustfit.fit(dist, z)
+    far = robustfit.fit(dist, b + a * z)
+    assert not unit.success and "unbounded at the support's edge" in unit.message
+    assert not far.success and "unbounded at the support's edge" in far.message
+
+
+def test_the_density_at_an_end_is_read_as_singular_only_where_it_is():
+    from robustfit.fitting.edges import singular_density_at_end
+
+    assert singular_density_at_end(stats.beta, (0.5, 2.0), 0)
+    assert not singular_density_at_end(stats.beta, (0.5, 2.0), 1)  # zero at 1
+    assert singular_density_at_end(stats.beta, (2.0, 0.9), 1)
+    assert not singular_density_at_end(stats.beta, (1.0, 1.0), 0)  # uniform: finite
+    assert singular_density_at_end(stats.gamma, (0.3,), 0)
+    assert not singular_density_at_end(stats.gamma, (0.3,), 1)  # no upper end
+    assert not singular_density_at_end(stats.expon, (), 0)
+
+
 class _ArgcheckWantsArrays(stats.rv_continuous):
     """An exponential in c*x whose _argcheck indexes its argument (floats raise)."""
 
