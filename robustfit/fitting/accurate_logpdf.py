@@ -228,6 +228,78 @@ def _exponnorm_logpdf(x, K):
         return np.where(tail, stats.exponnorm._logpdf(x, K), scaled)
 
 
+# from this argument on, Stirling's series for log B(a, b) (see _betaln)
+_STIRLING_FROM = 1e4
+
+
+def _stirling_tail(x):
+    """``lgamma(x) - ((x - 1/2) log x - x + log(2 pi)/2)``, its first three terms
+    (error below 1e-25 for ``x >= 1e4``)."""
+    return 1.0 / (12.0 * x) - 1.0 / (360.0 * x**3) + 1.0 / (1260.0 * x**5)
+
+
+def _betaln(a, b):
+    """``log B(a, b)``, accurate where one argument is large: ``lgamma(s) - D`` with
+    ``D = lgamma(L + s) - lgamma(L) = (L - 1/2) log1p(s/L) + s log(L + s) - s`` plus
+    the difference of Stirling's tails (``L`` the larger argument, ``s`` the smaller).
+    scipy's ``betaln`` subtracts ``lgamma``'s of size ``L log L`` there: at ``L = 5e6``,
+    ``s = 9.3`` it is 3.6e-9 off, at 1e6 3.5e-9 and at 1.1e6 5e-11 (a jagged error,
+    until it switches to an expansion of its own beyond 1e7); this is within 4e-16
+    relative from 1e4 on (checked against 40-digit arithmetic).
+
+    Examples
+    --------
+    >>> from scipy import special
+    >>> bool(abs(_betaln(2.5, 3.0) - special.betaln(2.5, 3.0)) < 1e-15)
+    True
+    """
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    large, small = np.maximum(a, b), np.minimum(a, b)
+    far = large >= _STIRLING_FROM
+    if not np.any(far):
+        return special.betaln(a, b)
+    with np.errstate(all="ignore"):
+        gained = ((large - 0.5) * np.log1p(small / large) + small * np.log(large + small)
+                  - small + _stirling_tail(large + small) - _stirling_tail(large))
+        return np.where(far, special.gammaln(small) - gained, special.betaln(a, b))
+
+
+def _f_logpdf(x, dfn, dfd):
+    """``log pdf`` of Fisher's F, ``-(n/2) log1p(m/(n x)) - (m/2) log1p(n x/m) - log x -
+    betaln(n/2, m/2)`` (``n = dfn``, ``m = dfd``, :func:`_betaln`), accurate as either
+    degrees of freedom grows alone.
+
+    scipy's adds ``(n/2) log n``, ``(m/2) log m`` and ``((n+m)/2) log(m + n x)``, terms
+    of size ``n log n`` that cancel to O(1): at ``dfn = 1e8`` each log-density is 1e-7
+    off, at ``1e12`` 1e-3 (checked against 50-digit arithmetic). Where a sample's
+    likelihood rises towards ``dfn -> inf`` (the scaled inverse chi-square law; F on 200
+    points of its own) the noise is all the optimiser sees there: fits of the same
+    sample at five magnitudes stopped anywhere from ``dfn = 3.6e3`` to ``1e5``, some
+    "converged". Here the large terms are the ``log1p`` of small ratios and the one
+    ``betaln``, with nothing to cancel: 1e-13 at ``dfn = 1e12`` with ``dfd`` up to 1e3,
+    as at ``dfd = 1e12`` with ``dfn`` small.
+    At ``x = 0``, scipy's.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> x = np.array([0.01, 0.5, 1.0, 3.0, 50.0])
+    >>> bool(np.allclose(_f_logpdf(x, 29.0, 18.0), stats.f.logpdf(x, 29.0, 18.0),
+    ...                  rtol=1e-13))
+    True
+    """
+    x = np.asarray(x, dtype=float)
+    n, m = np.asarray(dfn, dtype=float), np.asarray(dfd, dtype=float)
+    with np.errstate(all="ignore"):
+        out = (-(n / 2) * np.log1p(m / (n * x)) - (m / 2) * np.log1p(n * x / m)
+               - np.log(x) - _betaln(n / 2, m / 2))
+        at_zero = x == 0
+        if not np.any(at_zero):
+            return out
+        return np.where(at_zero, stats.f._logpdf(x, dfn, dfd), out)
+
+
 # -- scipy's own formulas without ``apply_where`` ---------------------------------------
 # scipy 1.17 selects between two formulas with ``array_api_extra.apply_where``, whose
 # bookkeeping costs 20-50 us per call on 1000 points -- 3 to 20 times the arithmetic;
@@ -449,7 +521,7 @@ _ACCURATE: dict[str, Callable] = {"kappa4": _kappa4_logpdf, "irwinhall": _irwinh
                                   "genextreme": _genextreme_logpdf,
                                   "crystalball": _crystalball_logpdf,
                                   "recipinvgauss": _recipinvgauss_logpdf,
-                                  "cosine": _cosine_logpdf}
+                                  "cosine": _cosine_logpdf, "f": _f_logpdf}
 _ACCURATE_TAILS: dict[str, tuple[Callable, Callable]] = {
     "kappa4": (_kappa4_logcdf, _kappa4_logsf)}
 

@@ -1242,11 +1242,13 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
       the best probe;
     - the others ran away while every probe was more likely: no maximum,
       ``success=False``, at the point where the optimiser stopped;
-    - the ladder ran out with no verdict (re-fits that stopped short of converging, on
-      a ridge too steep for them, or others still moving at the last probe) but a probe
-      more likely than ``best``: that probe,
-      ``success=False`` (skewnorm on half-normal data had stopped 0.42 units short of
-      the half-normal limit, which its probes reach)."""
+    - no verdict (re-fits that stopped short of converging, on a ridge too steep for
+      them; others still moving at the last probe; rises that did not shrink) but a
+      probe more likely than ``best``: that probe, ``success=False`` (skewnorm on
+      half-normal data had stopped 0.42 units short of the half-normal limit, which its
+      probes reach; F on 200 points of its own, mapped to 1e200 x, "converged" at
+      ``dfn = 560``, 1.3e-4 units short of probes at 1e4 to 1e6, whose rises shrank by
+      less than half a decade apart)."""
     ladder = probe_values(best.theta[j], end, direction)
     # (a ladder that starts behind the fit's point, which was already deep, does not
     # compare its first probe with it)
@@ -1291,7 +1293,9 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
                     f"{RUNS_AWAY} (shape {j} towards {end:g}; the probes at "
                     f"{ladder[0]:.0e} to {value:.0e} were each more likely than the "
                     f"last); reported where the optimiser stopped ({best.message})"))
-            return best
+            if walk.turned:
+                return best
+            break  # (no verdict: a probe more likely than the fit is reported, below)
         theta, closest = res.theta, res
         if verdict == "settled":
             return _at_end_of_ladder(spec, best, res, ladder[k + 1:], j, end, full,
@@ -1300,9 +1304,10 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
             or _density_off(spec, likeliest.theta):
         return best
     message = (f"{RISES_TO_EXCLUDED_END} (shape {j} towards {end:g}), but the walk there "
-               f"reached no verdict (re-fits short of converging, or the others not "
-               f"settled by the last probe): reported at its most likely probe, shape {j} "
-               f"held at {likeliest.theta[j]:.6g} ({likeliest.message}) ({best.message})")
+               f"reached no verdict (re-fits short of converging, or the others or the "
+               f"rises not shrinking by the last probe): reported at its most likely "
+               f"probe, shape {j} held at {likeliest.theta[j]:.6g} ({likeliest.message}) "
+               f"({best.message})")
     return _Best.of(likeliest, likeliest.value, "open_end", message, success=False)
 
 

@@ -304,3 +304,41 @@ def test_skewnorm_on_half_normal_data_reaches_the_half_normal():
         assert abs(res.nll - z.size * np.log(a) - limit_nll) < 1e-4
         np.testing.assert_allclose([(res[1] - b) / a, res[2] / a], [loc, scale],
                                    rtol=1e-3, atol=1e-6)
+
+
+def test_f_towards_its_inverse_gamma_limit_at_every_magnitude():
+    # F(dfn, dfd) tends to the inverse gamma law with shape dfd/2 (and scale dfd/2) as
+    # dfn -> inf. On this sample of F(29, 18) the likelihood rises all the way there by
+    # ~1e-6 units; scipy's density cancels terms of size dfn log dfn (1e-7 off per point
+    # at 1e8) and its betaln is 3.6e-9 off near 5e6, so the fits stopped anywhere from
+    # dfn = 560 to 1e5 depending on the magnitude. With the accurate density the walk
+    # settles: dfn = 1e12, the others the inverse gamma fit's, the same at every
+    # magnitude
+    z = sample(stats.f, (29, 18), 200)
+    a, loc, scale = robustfit.fit(stats.invgamma, z)
+    limit_nll = stats.invgamma.nnlf((a, loc, scale), z)
+    for b, s in (*MAGNITUDES, (0.0, 1e200)):
+        res = robustfit.fit(stats.f, b + s * z)
+        assert res.success and RISES_TO_EXCLUDED_END in res.message
+        assert res[0] == 1e12
+        np.testing.assert_allclose([res[1] / 2, (res[2] - b) / s, res[3] / s * res[1] / 2],
+                                   [a, loc, scale], rtol=1e-6)
+        assert res.nll - z.size * np.log(s) <= limit_nll + 1e-11 * abs(limit_nll)
+
+
+def test_a_walk_without_a_verdict_still_reports_its_more_likely_probe(monkeypatch):
+    # with scipy's betaln (3.6e-9 off near 5e6, a jagged error) the F walk's rises do
+    # not shrink from decade to decade: no verdict. Its probes are still more likely
+    # than where the optimiser stopped (on this sample mapped to 1e200 x, dfn = 560 was
+    # "converged" 1.2e-4 units short); the most likely probe is reported, success=False
+    accurate = importlib.import_module("robustfit.fitting.accurate_logpdf")
+    from scipy import special
+
+    monkeypatch.setattr(accurate, "_betaln", special.betaln)
+    res = robustfit.fit(stats.f, 1e200 * sample(stats.f, (29, 18), 200))
+    assert not res.success and "reached no verdict" in res.message
+    probes = [a for a in res.attempts if a.start == "open_end"]
+    runs = [a for a in res.attempts if a.stage == "optimize" and a.start != "open_end"]
+    likeliest = min(probes, key=lambda a: a.nll)
+    assert likeliest.nll < min(a.nll for a in runs) - 1e-5
+    assert res[0] == likeliest.params[0] >= 1e4
