@@ -381,3 +381,48 @@ def test_f_density_at_an_extreme_shape_integrates_to_one():
 
     assert density_mass(stats.f, (1e12, 18.6)) == pytest.approx(1.0, abs=1e-9)
     assert density_mass(stats.f, (2.5, 1e12)) == pytest.approx(1.0, abs=1e-9)
+
+
+# gamma-type densities: scipy's formula to the bit below LARGE_SHAPE; above, checked by
+# what pins a density down without 50-digit arithmetic -- differences between points
+# (exact from the kernel: (a-1) log(x/y) - (x - y) for gamma) and a total mass of 1
+_GAMMA_KERNELS = {
+    # name: (shape of the family at which it is large, log kernel ratio f(x)/f(y))
+    "gamma": (1e6, lambda x, y, a: (a - 1) * np.log1p((x - y) / y) - (x - y)),
+    "erlang": (1e6, lambda x, y, a: (a - 1) * np.log1p((x - y) / y) - (x - y)),
+    "chi2": (2e6, lambda x, y, k: (k / 2 - 1) * np.log1p((x - y) / y) - (x - y) / 2),
+    "invgamma": (1e6, lambda x, y, a: -(a + 1) * np.log1p((x - y) / y) - (y - x) / (x * y)),
+    "chi": (2e6, lambda x, y, k: (k - 1) * np.log1p((x - y) / y) - (x - y) * (x + y) / 2),
+    "nakagami": (1e6, lambda x, y, nu: (2 * nu - 1) * np.log1p((x - y) / y)
+                 - nu * (x - y) * (x + y)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_GAMMA_KERNELS))
+def test_gamma_type_densities_are_scipys_below_large_shapes(name):
+    dist = getattr(stats, name)
+    ours = accurate_logpdf(dist)
+    x = np.r_[0.0, 1e-300, np.linspace(0.01, 30.0, 80), 1e3]
+    for shape in (0.3, 1.0, 4.7, 9999.0):
+        with np.errstate(all="ignore"):
+            _same_values(ours(x, shape), dist._logpdf(x, shape))
+
+
+@pytest.mark.parametrize("name", sorted(_GAMMA_KERNELS))
+@pytest.mark.parametrize("factor", [1.0, 1e3, 1e6])
+def test_gamma_type_densities_at_large_shapes_have_the_kernel_and_mass_one(name, factor):
+    from scipy import integrate
+
+    dist = getattr(stats, name)
+    shape = _GAMMA_KERNELS[name][0] * factor
+    ratio = _GAMMA_KERNELS[name][1]
+    ours = accurate_logpdf(dist)
+    mean, sd = (float(v) for v in dist.stats(shape, moments="mv"))
+    sd = np.sqrt(sd)
+    x = mean + sd * np.linspace(-5.0, 5.0, 41)
+    y = np.full_like(x, mean + 0.3 * sd)
+    np.testing.assert_allclose(ours(x, shape) - ours(y, shape), ratio(x, y, shape),
+                               rtol=0, atol=1e-9 * np.sqrt(factor))
+    mass = integrate.quad(lambda t: np.exp(ours(t, shape)), mean - 12 * sd,
+                          mean + 12 * sd, points=[mean], limit=200, epsabs=0)[0]
+    assert mass == pytest.approx(1.0, abs=1e-9 * np.sqrt(factor))

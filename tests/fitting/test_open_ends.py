@@ -342,3 +342,19 @@ def test_a_walk_without_a_verdict_still_reports_its_more_likely_probe(monkeypatc
     likeliest = min(probes, key=lambda a: a.nll)
     assert likeliest.nll < min(a.nll for a in runs) - 1e-5
     assert res[0] == likeliest.params[0] >= 1e4
+
+
+@pytest.mark.parametrize("name, shapes", [("chi", (78,)), ("nakagami", (4.97,))])
+def test_chi_towards_the_normal_is_no_maximum_at_every_magnitude(name, shapes):
+    # on these 200 points the likelihood rises towards the normal (df -> inf, loc
+    # running off like -sqrt(df)); scipy's chi density cancels terms of size df log df
+    # (2e-6 off per point at df = 1e9), a probe of the walk "turned" in that noise, and
+    # the fit said converged at one magnitude (data of 1e-290 + 1e-300 x) and not at the
+    # others. With the density written about its mode every magnitude says no maximum,
+    # and the normal fit is more likely than the point reported
+    dist = getattr(stats, name)
+    z = sample(dist, shapes, 200)
+    normal = stats.norm.nnlf(stats.norm.fit(z), z)
+    for res, nll in _no_maximum_at_every_magnitude(dist, z):
+        assert res[0] > 1e6
+        assert normal <= nll
