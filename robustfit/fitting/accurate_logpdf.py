@@ -299,10 +299,16 @@ def _gamma_logpdf(x, a):
     if not np.any(large):
         return stats.gamma._logpdf(x, a)
     with np.errstate(all="ignore"):
-        d = x / a - 1.0
-        about_mode = (a * (np.log1p(d) - d) - np.log(x) + 0.5 * np.log(a) - _HALF_LOG_2PI
-                      - _stirling_tail(a))
+        ratio = x / a
+        about_mode = (a * (_log_of_ratio(ratio) - (ratio - 1.0)) - np.log(x)
+                      + 0.5 * np.log(a) - _HALF_LOG_2PI - _stirling_tail(a))
         return np.where(large & (x > 0), about_mode, stats.gamma._logpdf(x, a))
+
+
+def _log_of_ratio(ratio):
+    """``log(ratio)``, through ``log1p(ratio - 1)`` near 1 (where ``ratio - 1`` is exact
+    and carries all the digits that the large shape multiplies)."""
+    return np.where(np.abs(ratio - 1.0) < 0.5, np.log1p(ratio - 1.0), np.log(ratio))
 
 
 def _chi2_logpdf(x, df):
@@ -348,8 +354,9 @@ def _chi_logpdf(x, df):
     if not np.any(large):
         return stats.chi._logpdf(x, k)
     with np.errstate(all="ignore"):
-        d = x / np.sqrt(k - 1.0) - 1.0
-        about_mode = ((k - 1.0) * (np.log1p(d) - d - 0.5 * d * d) + 0.5 * np.log(2.0)
+        ratio = x / np.sqrt(k - 1.0)
+        d = ratio - 1.0
+        about_mode = ((k - 1.0) * (_log_of_ratio(ratio) - d - 0.5 * d * d) + 0.5 * np.log(2.0)
                       + 0.5 * (k - 1.0) * np.log1p(-1.0 / k) + 0.5 - _HALF_LOG_2PI
                       - _stirling_tail(k / 2))
         return np.where(large & (x > 0), about_mode, stats.chi._logpdf(x, k))
