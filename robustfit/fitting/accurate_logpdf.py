@@ -253,10 +253,12 @@ def _betaln(a, b):
     >>> bool(abs(_betaln(2.5, 3.0) - special.betaln(2.5, 3.0)) < 1e-15)
     True
     """
+    if isinstance(a, float) and isinstance(b, float) and max(a, b) < _STIRLING_FROM:
+        return special.betaln(a, b)
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     large, small = np.maximum(a, b), np.minimum(a, b)
     far = large >= _STIRLING_FROM
-    if not np.any(far):
+    if not far.any():
         return special.betaln(a, b)
     with np.errstate(all="ignore"):
         gained = ((large - 0.5) * np.log1p(small / large) + small * np.log(large + small)
@@ -277,9 +279,58 @@ LARGE_SHAPE = 1e4
 _HALF_LOG_2PI = 0.9189385332046728
 
 
+def _all_below(shape, bound: float = LARGE_SHAPE) -> bool:
+    """Whether every value of ``shape`` is below ``bound`` (a float is compared as it
+    is: scipy's formulas run 70% slower on a 0-d array, and ``np.any`` costs 2.5 us)."""
+    if isinstance(shape, (float, int)):
+        return shape < bound
+    return not (np.asarray(shape) >= bound).any()
+
+
+def _by_size(x, shape, ordinary, large_form, bound: float = LARGE_SHAPE):
+    """``ordinary(x, shape)`` where ``shape < bound``, ``large_form(x, shape)`` elsewhere.
+    A batch's rows (a column of shapes against rows of points, as a gradient or the
+    profile over loc passes them) go whole to one formula or the other, so neither is
+    evaluated where it is not used (the profile's grid reaches shapes of 1e7)."""
+    if _all_below(shape, bound):
+        return ordinary(x, shape)
+    x, shape = np.asarray(x, dtype=float), np.asarray(shape, dtype=float)
+    large = shape >= bound
+    with np.errstate(all="ignore"):
+        if large.all():
+            return large_form(x, shape)
+        if (shape.ndim == 2 and shape.shape[1] == 1 and x.ndim == 2
+                and x.shape[0] == shape.shape[0]):
+            rows = large[:, 0]
+            out = np.empty(x.shape)
+            out[rows] = large_form(x[rows], shape[rows])
+            out[~rows] = ordinary(x[~rows], shape[~rows])
+            return out
+        return np.where(large, large_form(x, shape), ordinary(x, shape))
+
+
+def _log_of_ratio(ratio):
+    """``log(ratio)`` as ``log1p(ratio - 1)``: near 1 ``ratio - 1`` is exact and carries
+    all the digits that the large shape multiplies; far from 1 the relative error stays
+    ~1e-16 / ratio, where the density is astronomically small."""
+    return np.log1p(ratio - 1.0)
+
+
+def _zero_density_at_zero(x, values):
+    """``values`` with ``-inf`` where ``x == 0`` (the large-shape forms' ``log x`` terms
+    cancel to NaN there; every such density vanishes at 0)."""
+    return np.where(x == 0, -np.inf, values) if (x == 0).any() else values
+
+
+def _gamma_large(x, a):
+    ratio = x / a
+    return _zero_density_at_zero(x, a * (_log_of_ratio(ratio) - (ratio - 1.0)) - np.log(x)
+                                 + 0.5 * np.log(a) - _HALF_LOG_2PI - _stirling_tail(a))
+
+
 def _gamma_logpdf(x, a):
-    """gamma's log-density: with ``x = a (1 + d)``, ``a (log1p(d) - d) - log x + log(a) / 2
-    - log(2 pi) / 2 - tail(a)`` from ``a = LARGE_SHAPE`` on (``tail`` Stirling's,
+    """gamma's log-density: with ``x = a r``, ``a (log r - (r - 1)) - log x + log(a) / 2 -
+    log(2 pi) / 2 - tail(a)`` from ``a = LARGE_SHAPE`` on (``tail`` Stirling's,
     :func:`_stirling_tail`), else scipy's.
 
     Examples
@@ -294,42 +345,31 @@ def _gamma_logpdf(x, a):
     ...                  atol=1e-9))
     True
     """
-    x, a = np.asarray(x, dtype=float), np.asarray(a, dtype=float)
-    large = a >= LARGE_SHAPE
-    if not np.any(large):
-        return stats.gamma._logpdf(x, a)
-    with np.errstate(all="ignore"):
-        ratio = x / a
-        about_mode = (a * (_log_of_ratio(ratio) - (ratio - 1.0)) - np.log(x)
-                      + 0.5 * np.log(a) - _HALF_LOG_2PI - _stirling_tail(a))
-        return np.where(large & (x > 0), about_mode, stats.gamma._logpdf(x, a))
-
-
-def _log_of_ratio(ratio):
-    """``log(ratio)``, through ``log1p(ratio - 1)`` near 1 (where ``ratio - 1`` is exact
-    and carries all the digits that the large shape multiplies)."""
-    return np.where(np.abs(ratio - 1.0) < 0.5, np.log1p(ratio - 1.0), np.log(ratio))
+    return _by_size(x, a, stats.gamma._logpdf, _gamma_large)
 
 
 def _chi2_logpdf(x, df):
     """chi2(df) is gamma(df/2) at x/2: ``log f = gamma's(x/2) - log 2``."""
-    x, df = np.asarray(x, dtype=float), np.asarray(df, dtype=float)
-    if not np.any(df / 2 >= LARGE_SHAPE):
-        return stats.chi2._logpdf(x, df)
-    with np.errstate(all="ignore"):
-        return np.where(df / 2 >= LARGE_SHAPE, _gamma_logpdf(x / 2, df / 2) - np.log(2.0),
-                        stats.chi2._logpdf(x, df))
+    return _by_size(x, df, stats.chi2._logpdf,
+                    lambda x, df: _gamma_large(x / 2, df / 2) - np.log(2.0),
+                    2 * LARGE_SHAPE)
+
+
+def _invgamma_large(x, a):
+    return _zero_density_at_zero(x, _gamma_large(1.0 / x, a) - 2.0 * np.log(x))
 
 
 def _invgamma_logpdf(x, a):
     """invgamma(a) at x is gamma(a) at 1/x with the Jacobian: ``gamma's(1/x) - 2 log x``."""
-    x, a = np.asarray(x, dtype=float), np.asarray(a, dtype=float)
-    if not np.any(a >= LARGE_SHAPE):
-        return stats.invgamma._logpdf(x, a)
-    with np.errstate(all="ignore"):
-        return np.where((a >= LARGE_SHAPE) & (x > 0),
-                        _gamma_logpdf(1.0 / x, a) - 2.0 * np.log(x),
-                        stats.invgamma._logpdf(x, a))
+    return _by_size(x, a, stats.invgamma._logpdf, _invgamma_large)
+
+
+def _chi_large(x, k):
+    ratio = x / np.sqrt(k - 1.0)
+    d = ratio - 1.0
+    return _zero_density_at_zero(
+        x, (k - 1.0) * (_log_of_ratio(ratio) - d - 0.5 * d * d) + 0.5 * np.log(2.0)
+        + 0.5 * (k - 1.0) * np.log1p(-1.0 / k) + 0.5 - _HALF_LOG_2PI - _stirling_tail(k / 2))
 
 
 def _chi_logpdf(x, df):
@@ -349,28 +389,20 @@ def _chi_logpdf(x, df):
     ...                  atol=1e-9))
     True
     """
-    x, k = np.asarray(x, dtype=float), np.asarray(df, dtype=float)
-    large = k / 2 >= LARGE_SHAPE
-    if not np.any(large):
-        return stats.chi._logpdf(x, k)
-    with np.errstate(all="ignore"):
-        ratio = x / np.sqrt(k - 1.0)
-        d = ratio - 1.0
-        about_mode = ((k - 1.0) * (_log_of_ratio(ratio) - d - 0.5 * d * d) + 0.5 * np.log(2.0)
-                      + 0.5 * (k - 1.0) * np.log1p(-1.0 / k) + 0.5 - _HALF_LOG_2PI
-                      - _stirling_tail(k / 2))
-        return np.where(large & (x > 0), about_mode, stats.chi._logpdf(x, k))
+    return _by_size(x, df, stats.chi._logpdf, _chi_large, 2 * LARGE_SHAPE)
 
 
 def _nakagami_logpdf(x, nu):
     """nakagami(nu) at x is chi(2 nu) at ``x sqrt(2 nu)`` with the Jacobian."""
-    x, nu = np.asarray(x, dtype=float), np.asarray(nu, dtype=float)
-    if not np.any(nu >= LARGE_SHAPE):
-        return stats.nakagami._logpdf(x, nu)
-    with np.errstate(all="ignore"):
+    def large(x, nu):
         root = np.sqrt(2.0 * nu)
-        return np.where(nu >= LARGE_SHAPE, _chi_logpdf(x * root, 2.0 * nu) + np.log(root),
-                        stats.nakagami._logpdf(x, nu))
+        return _chi_large(x * root, 2.0 * nu) + np.log(root)
+    return _by_size(x, nu, stats.nakagami._logpdf, large)
+
+
+def _loggamma_large(x, c):
+    y = x - np.log(c)
+    return -c * (np.expm1(y) - y) + 0.5 * np.log(c) - _HALF_LOG_2PI - _stirling_tail(c)
 
 
 def _loggamma_logpdf(x, c):
@@ -391,15 +423,12 @@ def _loggamma_logpdf(x, c):
     ...                  rtol=0, atol=1e-9))
     True
     """
-    x, c = np.asarray(x, dtype=float), np.asarray(c, dtype=float)
-    large = c >= LARGE_SHAPE
-    if not np.any(large):
-        return stats.loggamma._logpdf(x, c)
-    with np.errstate(all="ignore"):
-        y = x - np.log(c)
-        about_mode = (-c * (np.expm1(y) - y) + 0.5 * np.log(c) - _HALF_LOG_2PI
-                      - _stirling_tail(c))
-        return np.where(large, about_mode, stats.loggamma._logpdf(x, c))
+    return _by_size(x, c, stats.loggamma._logpdf, _loggamma_large)
+
+
+# below these degrees of freedom F's density is scipy's (1e-12 off per point at most,
+# and 1.7x faster than the form without cancellation)
+_F_SCIPY_BELOW = 1e3
 
 
 def _f_logpdf(x, dfn, dfd):
@@ -415,8 +444,8 @@ def _f_logpdf(x, dfn, dfd):
     sample at five magnitudes stopped anywhere from ``dfn = 3.6e3`` to ``1e5``, some
     "converged". Here the large terms are the ``log1p`` of small ratios and the one
     ``betaln``, with nothing to cancel: 1e-13 at ``dfn = 1e12`` with ``dfd`` up to 1e3,
-    as at ``dfd = 1e12`` with ``dfn`` small.
-    At ``x = 0``, scipy's.
+    as at ``dfd = 1e12`` with ``dfn`` small. At ``x = 0``, and where both degrees of
+    freedom are below :data:`_F_SCIPY_BELOW`, scipy's.
 
     Examples
     --------
@@ -427,13 +456,21 @@ def _f_logpdf(x, dfn, dfd):
     ...                  rtol=1e-13))
     True
     """
+    if _all_below(dfn, _F_SCIPY_BELOW) and _all_below(dfd, _F_SCIPY_BELOW):
+        return stats.f._logpdf(x, dfn, dfd)
     x = np.asarray(x, dtype=float)
-    n, m = np.asarray(dfn, dtype=float), np.asarray(dfd, dtype=float)
+    if isinstance(dfn, (float, int)) and isinstance(dfd, (float, int)):
+        n, m = float(dfn), float(dfd)  # (scalars: a fit's single evaluations)
+        log_beta = float(_betaln(n / 2, m / 2))
+    else:
+        n, m = np.asarray(dfn, dtype=float), np.asarray(dfd, dtype=float)
+        log_beta = _betaln(n / 2, m / 2)
     with np.errstate(all="ignore"):
-        out = (-(n / 2) * np.log1p(m / (n * x)) - (m / 2) * np.log1p(n * x / m)
-               - np.log(x) - _betaln(n / 2, m / 2))
+        ratio = n * x / m
+        out = -(n / 2) * np.log1p(1.0 / ratio) - (m / 2) * np.log1p(ratio) - np.log(x)
+        out -= log_beta
         at_zero = x == 0
-        if not np.any(at_zero):
+        if not at_zero.any():
             return out
         return np.where(at_zero, stats.f._logpdf(x, dfn, dfd), out)
 

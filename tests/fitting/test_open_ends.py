@@ -330,7 +330,8 @@ def test_a_walk_without_a_verdict_still_reports_its_more_likely_probe(monkeypatc
     # with scipy's betaln (3.6e-9 off near 5e6, a jagged error) the F walk's rises do
     # not shrink from decade to decade: no verdict. Its probes are still more likely
     # than where the optimiser stopped (on this sample mapped to 1e200 x, dfn = 560 was
-    # "converged" 1.2e-4 units short); the most likely probe is reported, success=False
+    # once "converged" 1.2e-4 units short; 4e-6 now); the most likely probe is
+    # reported, success=False
     accurate = importlib.import_module("robustfit.fitting.accurate_logpdf")
     from scipy import special
 
@@ -340,7 +341,7 @@ def test_a_walk_without_a_verdict_still_reports_its_more_likely_probe(monkeypatc
     probes = [a for a in res.attempts if a.start == "open_end"]
     runs = [a for a in res.attempts if a.stage == "optimize" and a.start != "open_end"]
     likeliest = min(probes, key=lambda a: a.nll)
-    assert likeliest.nll < min(a.nll for a in runs) - 1e-5
+    assert likeliest.nll < min(a.nll for a in runs) - 1e-7
     assert res[0] == likeliest.params[0] >= 1e4
 
 
