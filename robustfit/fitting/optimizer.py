@@ -515,6 +515,11 @@ def _newton_polish(tracker, msgs, hess_inv=None, steps: int = 3) -> None:
 
 
 RIDGE_CHANGE = 1e-7  # change of f (relative) the steps along eigenvectors aim at
+# ... but no step along one is longer than this (a factor e in a log coordinate): along
+# a direction flatter than that, f is flat to rounding over any span a quadratic model
+# could describe (ncf on 200 points, data of 1e200 x: an eigenvalue of 2.8e-9 asked for a
+# span of 9.7, nc multiplied by 16,000, and the 16 evaluations there took 9.3 s)
+RIDGE_SPAN = 1.0
 RIDGE_NOISE = 1e-12  # relative: a likelihood's rounding noise (1e-13 on chi2's ridge)
 
 
@@ -534,7 +539,7 @@ def _ridge_newton_step(tracker, t, f0: float, hess) -> tuple[np.ndarray, float] 
     w, v = np.linalg.eigh(hess)
     if not np.all(w > 0):
         return None
-    spans = np.sqrt(2.0 * RIDGE_CHANGE * max(1.0, abs(f0)) / w)
+    spans = np.minimum(np.sqrt(2.0 * RIDGE_CHANGE * max(1.0, abs(f0)) / w), RIDGE_SPAN)
     points = []
     for k, h in enumerate(spans):
         points += [t + h * v[:, k], t - h * v[:, k], t + 0.5 * h * v[:, k],
