@@ -28,7 +28,7 @@ _AT_EDGE_T = -80.0  # exp(-80) ~ 2e-35: the gap is then its floor, for every mag
 END_PROBES = (1e-4, 1e-8, 1e-12)
 
 
-def _unbounded_at_edge(par: Parameterization, f, res) -> bool:
+def _unbounded_at_edge(par: Parameterization, f, res, exact_extremes: bool = True) -> bool:
     """Whether the objective keeps falling like log(gap) as the gaps at the edge shrink
     (a singular density there), rather than settling linearly (a finite one).
 
@@ -39,7 +39,9 @@ def _unbounded_at_edge(par: Parameterization, f, res) -> bool:
     1e-6 of the spread, and ten thousand floors reach past the gaps between the extreme
     observations, whose densities then change too (powerlaw with ``a = 0.5`` rose 0.018
     and 0.10 per observation, not 1 : 2, and was reported converged where at unit scale
-    no maximum exists)."""
+    no maximum exists). The density decides only where the extremes are ``exact``
+    observations: a censored one at the edge contributes a probability, which a
+    singular density does not make infinite."""
     at_edge = [p for p in par.gap_positions() if res.t[p] <= _AT_EDGE_T]
     if not at_edge:
         return False
@@ -55,7 +57,7 @@ def _unbounded_at_edge(par: Parameterization, f, res) -> bool:
     # that goes on
     if rise[1] > 1e-12 and 0.2 * rise[1] < rise[0] < STEP_RATIO * rise[1]:
         return True
-    theta = par.theta_values(res.t)
+    theta = par.theta_values(res.t) if exact_extremes else None
     if theta is None or not rise[0] > 0.0:
         return False
     shapes = tuple(theta[:par.n_shapes])
@@ -99,14 +101,15 @@ def singular_density_at_end(dist, shapes, side: int) -> bool:
 
 
 def settle_on_edge(par: Parameterization, f, res, maxfev: int, race=None,
-                   deadline: float | None = None):
+                   deadline: float | None = None, exact_extremes: bool = True):
     """Where the optimum is on an edge of the support (genpareto's loc at the smallest
     observation), BFGS only creeps towards gap -> 0: put small gaps at their floor and
     re-fit the rest, so every magnitude ends at the same point. If the likelihood keeps
     growing on the way to the edge (beta with b < 1), no maximum exists: say so.
 
     ``race`` and ``deadline`` are passed on to :func:`minimize_local` (a racing start
-    stays one here too).
+    stays one here too); ``exact_extremes``: whether the data's extremes are exact
+    observations (see :func:`_unbounded_at_edge`).
     """
     small = [p for p in par.gap_positions() if _AT_EDGE_T < res.t[p] < np.log(EDGE_GAP)]
     best = res
@@ -125,7 +128,7 @@ def settle_on_edge(par: Parameterization, f, res, maxfev: int, race=None,
                        message=f"{res.message}; on the support's edge: {abandoned.message}")
     # (also where the run itself reached the edge, its gap at or below _AT_EDGE_T, with
     # nothing left to settle: the check of a singular density was skipped there)
-    if _unbounded_at_edge(par, f, best):
+    if _unbounded_at_edge(par, f, best, exact_extremes):
         return replace(best, success=False, message=f"{best.message}; {UNBOUNDED_AT_EDGE}: "
                        "no maximum exists, the estimate puts the edge at the extreme "
                        "observation")

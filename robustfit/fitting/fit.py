@@ -1654,14 +1654,17 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
                          edge=(par.gap_positions(), np.log(EDGE_GAP)), deadline=deadline,
                          polish_at_budget=polish_at_budget)
     if not res.abandoned:
-        settled = settle_on_edge(par, f, res, maxfev, race=race, deadline=deadline)
+        # (a singular density at the edge is read as such only against exact extremes)
+        exact = isinstance(nll, CompleteNLL) and objective is None
+        settled = settle_on_edge(par, f, res, maxfev, race=race, deadline=deadline,
+                                 exact_extremes=exact)
         if res.heading_for_edge and settled is res:
             # the edge is not the optimum after all (it lies just inside): resume
             more = minimize_local(f, res.t, maxfev=maxfev, race=race, deadline=deadline)
             more = replace(more, nfev=res.nfev + more.nfev,
                            message=f"{res.message}; resumed: {more.message}")
             settled = more if more.abandoned else settle_on_edge(
-                par, f, more, maxfev, race=race, deadline=deadline)
+                par, f, more, maxfev, race=race, deadline=deadline, exact_extremes=exact)
         res = settled
     theta = par.to_theta(res.t)
     value = res.fun * (1 if objective is not None else scale)
