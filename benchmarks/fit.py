@@ -47,7 +47,7 @@ def _one(label, dist, shapes, n, loc, scale, which, seed=1234, fix=""):
     ref = true_nll(dist, shapes, loc, scale, x)
     t0 = time.perf_counter()
     err = None
-    start = None
+    start = success = None
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
@@ -55,14 +55,15 @@ def _one(label, dist, shapes, n, loc, scale, which, seed=1234, fix=""):
                 est = tuple(float(v) for v in dist.fit(x, **kwds))
             else:
                 res = robustfit.fit(dist, x, **kwds)
-                est, start = tuple(res), res.start
+                est, start, success = tuple(res), res.start, bool(res.success)
     except Exception as exc:  # scipy's fit may raise; that is an outcome we record
         est, err = None, f"{type(exc).__name__}: {exc}"[:200]
     elapsed = time.perf_counter() - t0
     nll = true_nll(dist, est[:-2], est[-2], est[-1], x) if est else float("inf")
     ok = bool(np.isfinite(nll) and nll <= ref + TOL * abs(ref) + 1e-6)
     return dict(case=label, n=n, loc=loc, scale=scale, fitter=which, params=est, nll=nll,
-                true_nll=ref, gap=nll - ref, ok=ok, time=elapsed, error=err, start=start)
+                true_nll=ref, gap=nll - ref, ok=ok, time=elapsed, error=err, start=start,
+                success=success)
 
 
 def _warm_up(which):
@@ -136,7 +137,25 @@ def _paired_with_unit_scale(rows):
         base = by.get((case, n, fitter, 0.0, 1.0))
         if base is None or base is r or not r["params"] or not base["params"]:
             continue
-        yield f"{case}|{n}|{fitter}|{loc}", r, base
+        yield f"{case}|{n}|{fitter}|{loc}|{_scale}", r, base
+
+
+def _at(key: str, fitter: str, loc: float, scale: float) -> bool:
+    """Whether the pair ``key`` (case|n|fitter|loc|scale) is ``fitter``'s at (loc, scale):
+    magnitudes may share a loc (0:1e200 and 0:1e-200), so both are compared."""
+    parts = key.split("|")
+    return parts[2] == fitter and float(parts[3]) == loc and float(parts[4]) == scale
+
+
+def _same_success(rows, sel) -> float | None:
+    """Share of the fits ``sel`` (one magnitude) whose ``success`` is the unit-scale
+    fit's of the same case and n; None at unit scale or where no fit says."""
+    base = {(r["case"], r["n"]): r.get("success") for r in rows
+            if r["fitter"] == "robustfit" and r["loc"] == 0.0 and r["scale"] == 1.0}
+    pairs = [(r.get("success"), base.get((r["case"], r["n"]))) for r in sel
+             if not (r["loc"] == 0.0 and r["scale"] == 1.0)]
+    pairs = [(a, b) for a, b in pairs if a is not None and b is not None]
+    return float(np.mean([a == b for a, b in pairs])) if pairs else None
 
 
 def summarise(rows, eq, same=None, magnitudes=MAGNITUDES):
@@ -148,16 +167,16 @@ def summarise(rows, eq, same=None, magnitudes=MAGNITUDES):
             if not sel:
                 continue
             key = f"{fitter}@{loc:g},{scale:g}"
-            eqs = [v for k, v in eq.items() if k.split("|")[2] == fitter
-                   and float(k.split("|")[3]) == loc]
+            eqs = [v for k, v in eq.items() if _at(k, fitter, loc, scale)]
             summary[key] = dict(
                 cases=len(sel), ok_rate=float(np.mean([r["ok"] for r in sel])),
                 median_time=float(np.median([r["time"] for r in sel])),
                 equivariant_1e6=float(np.mean([e <= 1e-6 for e in eqs])) if eqs else None,
                 same_nll_1e8=float(np.mean([v <= 1e-8 for k, v in (same or {}).items()
-                                            if k.split("|")[2] == fitter
-                                            and float(k.split("|")[3]) == loc]))
-                if loc != 0.0 and same else None,
+                                            if _at(k, fitter, loc, scale)]))
+                if (loc, scale) != (0.0, 1.0) and same else None,
+                # (robustfit's own verdict, success=True or not, as at unit scale)
+                same_success=_same_success(rows, sel) if fitter == "robustfit" else None,
             )
     pairs = {}
     for r in rows:
