@@ -1341,8 +1341,8 @@ def _at_end_of_ladder(spec: FitSpec, best, settled, rest: list, j: int, end: flo
                     and res.value <= settled.value + rounding_of(settled.value)
                     and not _density_off(spec, res.theta)):
                 final = res
-    # (scipy's formulas may fail that far out: truncpareto's upper end at 1e12 left a
-    # density of mass 0.5, and the probe's likelihood means nothing there)
+    # (scipy's formulas may fail that far out: dpareto_lognorm's at b = 1.4e22 has mass
+    # 2.4, and a probe's likelihood means nothing there)
     if not final.value <= best.nll + rounding_of(best.nll) or _density_off(spec,
                                                                             final.theta):
         return best
