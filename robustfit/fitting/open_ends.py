@@ -290,6 +290,11 @@ class EndApproach:
         self.nll = nll
         self.turned = False  # the last probe was less likely than the one before
         self.runaway = False  # the others ran away while the likelihood rose
+        # ... or while it stayed level to rounding at every probe (the limit reached
+        # to float64's precision: lomax at c = 1e10..1e12, its scale growing 10x a
+        # decade, every probe's likelihood the exponential limit's to 1e-15)
+        self.level_runaway = False
+        self._level = True  # every probe so far within rounding of the first
         self.theta = None
         self.change: float | None = None
         self.rise: float | None = None
@@ -303,6 +308,8 @@ class EndApproach:
             self.turned = math.isfinite(nll)
             return "stop"  # less likely nearer the end: the optimum is not there
         rise = max(rise, 0.0)
+        if self.theta is not None and rise > rounding_of(nll):
+            self._level = False
         theta = np.asarray(theta, dtype=float)
         verdict, change = "continue", None
         if self.theta is not None:  # (a decade from the last probe)
@@ -311,8 +318,9 @@ class EndApproach:
             if self.change is not None and change > max(SHRINK * self.change,
                                                         SETTLED_CHANGE):
                 verdict = "stop"  # the others run away with the shape
-                self.runaway = (change >= RUNAWAY_RATIO * self.change
-                                and change >= RUNAWAY_CHANGE and rise > floor)
+                dragged = change >= RUNAWAY_RATIO * self.change and change >= RUNAWAY_CHANGE
+                self.runaway = dragged and rise > floor
+                self.level_runaway = dragged and self._level
             elif self.rise is not None and rise > max(SHRINK * self.rise, floor):
                 verdict = "stop"  # the rises do not shrink: no finite limit
             elif self.rise is not None and change <= SETTLED_CHANGE and converged:

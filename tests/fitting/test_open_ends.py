@@ -368,3 +368,20 @@ def test_chi_towards_the_normal_is_no_maximum_at_every_magnitude(name, shapes):
     for res, nll in _no_maximum_at_every_magnitude(dist, z):
         assert res[0] > 1e6
         assert normal <= nll
+
+
+def test_a_limit_reached_to_rounding_is_no_maximum():
+    # lomax on 40 points (a small sample of the fuzz, at 1e5 + 0.01 x): the likelihood
+    # rises towards the exponential (c -> inf, the scale growing with c) and the
+    # optimiser stopped at c = 1e13, beyond the ladder; its probes at 1e10 to 1e12 are
+    # as likely as that point to rounding while the scale grows 10x a decade. Until
+    # the thirty-sixth session a broken check of the density's mass said
+    # success=False here for a wrong reason, and once it was fixed the fit said
+    # converged: the walk now says that no maximum exists
+    z = sample(stats.lomax, (1.8771398388773268,), 40, seed=2)
+    x = 1e5 + 0.01 * z
+    res = robustfit.fit(stats.lomax, x)
+    assert not res.success and RUNS_AWAY in res.message
+    assert res[0] > 1e9
+    limit = stats.expon.nnlf(stats.expon.fit(x), x)
+    assert limit <= res.nll + 1e-9 * abs(res.nll)
