@@ -1293,14 +1293,16 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
                     f"{RUNS_AWAY} (shape {j} towards {end:g}; the probes at "
                     f"{ladder[0]:.0e} to {value:.0e} were each more likely than the "
                     f"last); reported where the optimiser stopped ({best.message})"))
-            if walk.level_runaway and closest is not None and closest.value <= (
-                    best.nll + rounding_of(best.nll)):
-                return best._replace(success=False, message=(
+            if walk.level_runaway and likeliest.value <= best.nll + rounding_of(best.nll) \
+                    and not _density_off(spec, likeliest.theta):
+                # (at the most likely probe, a decade of the ladder: the same point at
+                # every magnitude, where the optimiser stopped anywhere on the level)
+                return _Best.of(likeliest, likeliest.value, "open_end", (
                     f"{RUNS_AWAY} (shape {j} towards {end:g}; at the probes "
                     f"{ladder[0]:.0e} to {value:.0e} the likelihood is the same to "
                     f"rounding as where the optimiser stopped: the limit, reached to "
-                    f"float64's precision); reported where the optimiser stopped "
-                    f"({best.message})"))
+                    f"float64's precision); reported at the most likely probe, shape {j} "
+                    f"held at {likeliest.theta[j]:.6g} ({best.message})"), success=False)
             if walk.turned:
                 return best
             break  # (no verdict: a probe more likely than the fit is reported, below)
