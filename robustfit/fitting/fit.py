@@ -1241,7 +1241,10 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
       the optimiser had stopped short of a maximum between them; the fit resumes from
       the best probe;
     - the others ran away while every probe was more likely: no maximum,
-      ``success=False``, at the point where the optimiser stopped;
+      ``success=False``, at the point where the optimiser stopped; where they ran away
+      while every probe was as likely as the fit to rounding (the limit reached to
+      float64's precision: lomax on 40 points stopped at ``c = 1e13``), no maximum
+      either, at the most likely probe (a ladder decade, the same at every magnitude);
     - no verdict (re-fits that stopped short of converging, on a ridge too steep for
       them; others still moving at the last probe; rises that did not shrink) but a
       probe more likely than ``best``: that probe, ``success=False`` (skewnorm on
@@ -1293,8 +1296,9 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
                     f"{RUNS_AWAY} (shape {j} towards {end:g}; the probes at "
                     f"{ladder[0]:.0e} to {value:.0e} were each more likely than the "
                     f"last); reported where the optimiser stopped ({best.message})"))
-            if walk.level_runaway and likeliest.value <= best.nll + rounding_of(best.nll) \
-                    and not _density_off(spec, likeliest.theta):
+            if walk.level_runaway and likeliest is not None and likeliest.value <= (
+                    best.nll + rounding_of(best.nll)) and not _density_off(
+                    spec, likeliest.theta):
                 # (at the most likely probe, a decade of the ladder: the same point at
                 # every magnitude, where the optimiser stopped anywhere on the level)
                 return _Best.of(likeliest, likeliest.value, "open_end", (

@@ -259,9 +259,10 @@ class EndApproach:
     rises shrank, the last change at most :data:`SETTLED_CHANGE`) or ``"stop"`` (the
     likelihood turned, or the other parameters or the rises did not shrink: not a limit
     reached by this shape alone; :attr:`runaway` where the others ran away without
-    shrinking while the likelihood still rose). The fit's optimum is not itself a probe
-    (the optimiser stopped at no particular decade): it only sets the first level to
-    rise from.
+    shrinking while the likelihood still rose, :attr:`level_runaway` where they ran
+    away while every probe stayed within rounding of the first). The fit's optimum is
+    not itself a probe (the optimiser stopped at no particular decade): it only sets
+    the first level to rise from.
 
     Examples
     --------
