@@ -147,13 +147,11 @@ def _at(key: str, fitter: str, loc: float, scale: float) -> bool:
     return parts[2] == fitter and float(parts[3]) == loc and float(parts[4]) == scale
 
 
-def _same_success(rows, sel) -> float | None:
-    """Share of the fits ``sel`` (one magnitude) whose ``success`` is the unit-scale
-    fit's of the same case and n; None at unit scale or where no fit says."""
-    base = {(r["case"], r["n"]): r.get("success") for r in rows
-            if r["fitter"] == "robustfit" and r["loc"] == 0.0 and r["scale"] == 1.0}
-    pairs = [(r.get("success"), base.get((r["case"], r["n"]))) for r in sel
-             if not (r["loc"] == 0.0 and r["scale"] == 1.0)]
+def _same_success(rows, fitter: str, loc: float, scale: float) -> float | None:
+    """Share of ``fitter``'s fits at (loc, scale) whose ``success`` is that of the
+    unit-scale fit of the same case and n; None at unit scale or where no fit says."""
+    pairs = [(r.get("success"), base.get("success"))
+             for key, r, base in _paired_with_unit_scale(rows) if _at(key, fitter, loc, scale)]
     pairs = [(a, b) for a, b in pairs if a is not None and b is not None]
     return float(np.mean([a == b for a, b in pairs])) if pairs else None
 
@@ -176,7 +174,7 @@ def summarise(rows, eq, same=None, magnitudes=MAGNITUDES):
                                             if _at(k, fitter, loc, scale)]))
                 if (loc, scale) != (0.0, 1.0) and same else None,
                 # (robustfit's own verdict, success=True or not, as at unit scale)
-                same_success=_same_success(rows, sel) if fitter == "robustfit" else None,
+                same_success=_same_success(rows, fitter, loc, scale),
             )
     pairs = {}
     for r in rows:

@@ -711,6 +711,15 @@ def accurate_logpdf(dist) -> Callable | None:
     return scipy_family_entry(dist, _ACCURATE)
 
 
+def accurate_pdf(dist) -> Callable | None:
+    """``exp`` of :func:`accurate_logpdf` (``dist._pdf``'s arguments), or None where
+    scipy's own density is used."""
+    logpdf = accurate_logpdf(dist)
+    if logpdf is None:
+        return None
+    return lambda x, *shapes: np.exp(logpdf(x, *shapes))
+
+
 def accurate_log_tails(dist) -> tuple[Callable, Callable] | None:
     """Accurate ``(logcdf, logsf)`` of the standard distribution inside its support
     (arguments as ``_logpdf``'s), or None where scipy's own are used."""

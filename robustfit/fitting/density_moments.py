@@ -50,7 +50,7 @@ import numpy as np
 from scipy import integrate
 from scipy.special import expit
 
-from .accurate_logpdf import accurate_logpdf
+from .accurate_logpdf import accurate_pdf
 from .quantile_moments import has_own, leading_moments, moments_left_to_integration, settled_rule
 
 __all__ = ["density_raw_moments"]
@@ -82,10 +82,7 @@ def _pdf(dist) -> Callable:
     """The family's density, ``dist._pdf``'s arguments: robustfit's accurate one where
     scipy's own cancels (:mod:`.accurate_logpdf`: kappa4 next to ``h = 0`` or
     ``k = 0``, where a fit by the method of moments may wander)."""
-    accurate = accurate_logpdf(dist)
-    if accurate is None:
-        return dist._pdf
-    return lambda y, *shapes: np.exp(accurate(y, *shapes))
+    return accurate_pdf(dist) or dist._pdf
 
 
 def _nodes(a: float, b: float, step: float,

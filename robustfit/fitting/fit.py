@@ -1284,9 +1284,9 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
             likeliest = res
         verdict = walk.add(res.value, res.theta, converged=res.success)
         if verdict == "stop":
-            # (a probe less likely than the one before where scipy's density no longer
-            # integrates to 1 -- loggamma's c at 1e11 -- turned in rounding, not in the
-            # likelihood: no maximum is bracketed)
+            # (a probe less likely than the one before where the density no longer
+            # integrates to 1 -- scipy's loggamma at c = 1e12 has mass 1.003 -- turned
+            # in rounding, not in the likelihood: no maximum is bracketed)
             if walk.turned and closest is not None and closest.value < best.nll and \
                     not _density_off(spec, res.theta):
                 return _resumed_from_probe(spec, best, closest, full, fixed_z, summary,

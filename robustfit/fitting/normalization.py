@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 from scipy import integrate
 
-from .accurate_logpdf import accurate_logpdf
+from .accurate_logpdf import accurate_pdf
 from .likelihood import support
 
 __all__ = ["EXTREME_SHAPE", "density_mass", "mass_is_off"]
@@ -66,10 +66,10 @@ def _density(dist, shapes: tuple):
     accurate log-density where robustfit has one (scipy's F at ``dfn = 1e12`` is 0.1%
     off, and integrating its noise cost quad 40,000 evaluations and a second), else
     scipy's ``pdf``."""
-    logpdf = accurate_logpdf(dist)
-    if logpdf is None:
+    pdf = accurate_pdf(dist)
+    if pdf is None:
         return lambda x: float(dist.pdf(x, *shapes))
-    return lambda x: float(np.exp(logpdf(np.float64(x), *shapes)))
+    return lambda x: float(pdf(np.float64(x), *shapes))
 
 
 def mass_is_off(mass: float | None) -> bool:
