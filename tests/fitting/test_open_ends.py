@@ -354,6 +354,31 @@ def test_a_walk_without_a_verdict_still_reports_its_more_likely_probe(monkeypatc
     assert res[0] == likeliest.params[0] >= 1e4
 
 
+def test_a_walk_cut_by_its_deadline_reports_its_more_likely_probe(monkeypatch):
+    # a walk whose deadline passes after a probe more likely than where the optimiser
+    # stopped must not hand back the optimiser's point as converged (ncf on scipy's
+    # acceptance sample had said "converged" at dfn = 5330 to 6789, 2e-5 units short of
+    # its first probe at 1e5, the walk ended there by its deadline). With the deadline
+    # at the start of the walk, skewnorm on half-normal data (stopped 0.42 units short
+    # of the half-normal limit) gets exactly one probe: it is reported, success=False
+    fit_module = importlib.import_module("robustfit.fitting.fit")
+    z = np.abs(np.random.default_rng(0).normal(size=500))
+    uncut = robustfit.fit(stats.skewnorm, z)
+    # (a deadline long passed, which the probes' own re-fits do not see: one probe ends)
+    monkeypatch.setattr(fit_module, "_walk_deadline", lambda first_seconds: 0.0)
+    refit = fit_module._refit_with_shape_held
+    monkeypatch.setattr(fit_module, "_refit_with_shape_held",
+                        lambda *a, **k: refit(*a, **{**k, "deadline": None}))
+    res = robustfit.fit(stats.skewnorm, z)
+    assert not res.success and "cut short by its time budget" in res.message
+    probes = [a for a in res.attempts if a.start == "open_end"]
+    runs = [a for a in res.attempts if a.stage == "optimize" and a.start != "open_end"]
+    assert len(probes) == 1 and res[0] == probes[0].params[0] >= 1e4
+    assert probes[0].nll < min(a.nll for a in runs) - 0.1  # (the attempts' own units)
+    # (the whole walk goes further still)
+    assert uncut.nll <= res.nll + 1e-9 * abs(res.nll)
+
+
 @pytest.mark.parametrize("name, shapes", [("chi", (78,)), ("nakagami", (4.97,))])
 def test_chi_towards_the_normal_is_no_maximum_at_every_magnitude(name, shapes):
     # on these 200 points the likelihood rises towards the normal (df -> inf, loc
