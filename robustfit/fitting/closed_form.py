@@ -146,7 +146,10 @@ def _uniform(x, fixed):
     if scale is None:
         return [loc, np.max(x) - loc]
     if loc is None:
-        return [np.min(x), scale]
+        # every loc in [max - scale, min] is a maximum: the support centred over the
+        # data's range, as scipy's uniform.fit chooses (and the same member at every
+        # magnitude)
+        return [np.min(x) - 0.5 * (scale - (np.max(x) - np.min(x))), scale]
     return None
 
 

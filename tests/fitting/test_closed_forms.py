@@ -59,23 +59,66 @@ EXACT = [
 ]
 
 
+# ... and these too, on more fixed sets (scipy's fit for them is analytic throughout)
+EXACT += [
+    ("uniform", (), 0.5, 2.0, {"fscale": 3.0}),
+    ("uniform", (), 0.5, 2.0, {}),
+    ("rayleigh", (), 0.5, 2.0, {"floc": 0.1}),
+    ("pareto", (2.6,), 0.5, 2.0, {"floc": 0.0}),
+    ("laplace", (), 0.5, 2.0, {}),
+    ("expon", (), 0.5, 2.0, {}),
+    ("norm", (), 0.5, 2.0, {}),
+]
+# scipy's gamma with floc and fscale solves the digamma equation by a root finder, as
+# ours does by Newton: the same root to rounding, not the same bits
+ROOT_SOLVED = {("gamma", ("floc", "fscale"))}
+
+
 def case_id(case):
     name, _, _, _, kw = case
     return name + ("-" + "-".join(f"{k}{v:g}" for k, v in kw.items()) if kw else "")
 
 
+@pytest.mark.parametrize("magnitude", [(0.0, 1.0), (1e6, 1e4), (-1e-3, 1e-6)])
 @pytest.mark.parametrize("case", EXACT, ids=[case_id(c) for c in EXACT])
-def test_exact_overrides_agree_to_rounding(case):
+def test_exact_overrides_agree_to_the_bit(case, magnitude):
+    # the closed form is evaluated on the user's numbers in the user's order (where it
+    # agrees with the standardised fit to 1e-12): the same bits as scipy's analytic fit
+    # and as the formula a user writes out (scipy's tests assert_equal them)
     name, shapes, loc, scale, kw = case
+    b, a = magnitude
     dist = getattr(stats, name)
-    x = draw(dist, shapes, loc, scale)
+    x = b + a * draw(dist, shapes, loc, scale)
+    kw = {k: b + a * v if k == "floc" else a * v if k == "fscale" else v
+          for k, v in kw.items()}
     ours = robustfit.fit(dist, x, **kw)
     ref = dist.fit(x, **kw)
-    np.testing.assert_allclose(ours, ref, rtol=1e-12, atol=1e-14)
+    if (name, tuple(kw)) in ROOT_SOLVED:
+        np.testing.assert_allclose(ours, ref, rtol=1e-12, atol=1e-14)
+    else:
+        assert tuple(map(float, ours)) == tuple(map(float, ref))
     assert ours.start == "closed_form" and ours.success
     for key, value in kw.items():  # fixed values come back exactly
         index = {"floc": -2, "fscale": -1, "f0": 0}[key]
         assert ours[index] == value
+
+
+def test_closed_forms_written_out_to_the_bit():
+    # scipy's own tests of laplace, pareto and rayleigh (assert_equal against the
+    # formulas), on data at 1e6 + 1e4 x
+    rng = np.random.default_rng(7)
+    x = 1e6 + 1e4 * stats.laplace.rvs(size=100, random_state=rng)
+    loc = 1e6 + 2e4
+    assert robustfit.fit(stats.laplace, x, floc=loc)[1] == np.sum(np.abs(x - loc)) / x.size
+    assert robustfit.fit(stats.laplace, x)[0] == np.median(x)
+    y = 2e6 + stats.pareto.rvs(1.5, scale=1e4, size=100, random_state=rng)
+    b, floc, scale = robustfit.fit(stats.pareto, y, floc=2e6)
+    shifted = y - 2e6
+    assert (floc, scale + 2e6) == (2e6, y.min())
+    assert b == shifted.size / np.sum(np.log(shifted / shifted.min()))
+    r = 1e6 + stats.rayleigh.rvs(scale=1e4, size=250, random_state=rng)
+    assert robustfit.fit(stats.rayleigh, r, floc=1e6)[1] == (
+        np.sum((r - 1e6) ** 2) / (2 * r.size)) ** 0.5
 
 
 # scipy solves the score equations (or optimises) for these fixed sets
@@ -132,13 +175,15 @@ def test_rel_breitwigner_beats_scipys_override():
     assert ours.nll <= nll(dist, (10.0, 0.5, 2.0), x)
 
 
-def test_uniform_with_fixed_scale_keeps_every_point_inside():
-    # the MLE is not unique (any loc in [max - scale, min]); both are optimal
+def test_uniform_with_fixed_scale_centres_the_support_over_the_data():
+    # the MLE is not unique (any loc in [max - scale, min]); like scipy, the support
+    # centred over the data's range is reported, the same member at every magnitude
     x = draw(stats.uniform, (), 0.5, 2.0)
     ours = robustfit.fit(stats.uniform, x, fscale=3.0)
-    ref = stats.uniform.fit(x, fscale=3.0)
-    np.testing.assert_allclose(ours.nll, nll(stats.uniform, ref, x), rtol=1e-14)
     assert ours[1] == 3.0 and ours[0] <= x.min() and x.max() <= ours[0] + 3.0
+    np.testing.assert_allclose(ours[0] - x.min(), x.max() - (ours[0] + 3.0), atol=1e-12)
+    moved = robustfit.fit(stats.uniform, 1e6 + 1e4 * x, fscale=3e4)
+    np.testing.assert_allclose((moved[0] - 1e6) / 1e4, ours[0], rtol=1e-9)
 
 
 # -- the MLE written out ---------------------------------------------------------------
