@@ -311,7 +311,8 @@ def _closed_form_in_user_units(spec: FitSpec, x: np.ndarray, theta: np.ndarray
     round trip through the standardised coordinates and the sorted sums (so the
     order of the data moves such an estimate by an ulp, as it moves those sums).
     Where the formula fails on the user's numbers (squares that overflow at 1e200, or
-    underflow into subnormals at 1e-160), the two disagree and ``theta`` stays.
+    underflow into subnormals at 1e-160; a root finder that does not converge there),
+    the two disagree or it raises, and ``theta`` stays.
 
     Examples
     --------
@@ -326,7 +327,10 @@ def _closed_form_in_user_units(spec: FitSpec, x: np.ndarray, theta: np.ndarray
     """
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        raw = closed_form_mle(spec.dist, x, dict(spec.fixed))
+        try:
+            raw = closed_form_mle(spec.dist, x, dict(spec.fixed))
+        except Exception:  # (a root finder that cannot converge on the user's numbers:
+            return theta  # gumbel's score at 1e-250 x, brentq's RuntimeError)
     if raw is None or raw.shape != theta.shape:
         return theta
     for i, v in spec.fixed.items():

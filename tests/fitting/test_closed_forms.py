@@ -103,6 +103,18 @@ def test_exact_overrides_agree_to_the_bit(case, magnitude):
         assert ours[index] == value
 
 
+@pytest.mark.parametrize("name", ["gumbel_r", "gumbel_l", "rayleigh", "norm", "maxwell"])
+@pytest.mark.parametrize("a", [1e-250, 1e-160, 1e200])
+def test_closed_forms_where_the_users_numbers_defeat_the_formula(name, a):
+    # squares overflow or underflow, and gumbel's scale root (brentq) raised
+    # RuntimeError on 1e-250 x: the standardised estimate stands, mapped back
+    dist = getattr(stats, name)
+    z = draw(dist, (), 0.0, 1.0)
+    ours, ref = robustfit.fit(dist, a * z), robustfit.fit(dist, z)
+    assert ours.success and ours.start == ref.start == "closed_form"
+    np.testing.assert_allclose(np.array(ours) / a, ref, rtol=1e-12, atol=1e-12 * ref[-1])
+
+
 def test_closed_forms_written_out_to_the_bit():
     # scipy's own tests of laplace, pareto and rayleigh (assert_equal against the
     # formulas), on data at 1e6 + 1e4 x
