@@ -1,9 +1,11 @@
 """scipy's own unit tests of ``dist.fit``, run with ``robustfit.fit`` in its place.
 
 scipy ships its tests. This runs the fit tests of ``scipy/stats/tests/``
-(``test_distributions.py -k "fit or Fit"`` and ``test_continuous_fit_censored.py``)
-with the ``fit`` method of every continuous distribution class replaced by a call to
-``robustfit.fit`` (its parameters as a plain tuple). ``rv_continuous.fit`` itself is
+(``test_distributions.py -k "fit or Fit"``, ``test_continuous_fit_censored.py`` and,
+since the thirty-seventh session, ``test_fit.py``, whose ``test_cont_fit`` is scipy's
+acceptance test of every family's fit, MLE and MM) with the ``fit`` method of every
+continuous distribution class replaced by a call to ``robustfit.fit`` (its parameters
+as a plain tuple). ``rv_continuous.fit`` itself is
 left alone: the tests that compare a family's fit with scipy's generic optimiser
 (``super(type(dist), dist).fit``, in ``_assert_less_or_close_loglike``) then compare
 robustfit's likelihood with scipy's generic one, which is the point.
@@ -60,7 +62,10 @@ def pytest_configure(config):
 '''
 
 SUITES = (("scipy.stats.tests.test_distributions", "fit or Fit"),
-          ("scipy.stats.tests.test_continuous_fit_censored", None))
+          ("scipy.stats.tests.test_continuous_fit_censored", None),
+          # the acceptance test test_cont_fit (MLE and MM, every distcont case, scipy's
+          # thresholds on the parameters) and the rest of scipy's fit tests
+          ("scipy.stats.tests.test_fit", None))
 
 # failures that test scipy's implementation rather than the fit's outcome
 IMPLEMENTATION = {
@@ -71,6 +76,11 @@ IMPLEMENTATION = {
     "TestWeibull.test_fit_min": "asserts that another guess gives a (slightly) different "
     "outcome",
     "TestSkewNorm.test_fit_gh19332": "passes scipy's private keyword superfit",
+    "TestGoodnessOfFit.test_params_effects": "asserts that another guess gives a "
+    "different outcome",
+    "test_fit_error": "convention: asserts that beta.fit raises FitError (and warns) on "
+    "data at 0 and 1 only; robustfit returns success=False with the reason, as the "
+    "project's standard asks of a failed optimisation",
     "TestLogUniform.test_fit_override": "convention: scipy reports the member of "
     "loguniform's line of identical distributions with scale 1, robustfit the one with "
     "b = 1, which keeps the fit equivariant (shapes unchanged when the data are "
