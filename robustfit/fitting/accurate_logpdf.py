@@ -684,6 +684,53 @@ def _cosine_logpdf(x):
         return np.where(c != -1, np.log1p(c) - np.log(2 * np.pi), -np.inf)
 
 
+# below this ``c x``, genexpon's exponent is summed as a series (see _genexpon_logpdf)
+GENEXPON_SERIES = 0.1
+# the series' terms: sum_k (-y)^k / (k + 2)! for y <= GENEXPON_SERIES (the next term is
+# below 1e-16 of the first there)
+_GENEXPON_TERMS = 12
+
+
+def _genexpon_logpdf(x, a, b, c):
+    """genexpon's log-density, ``log(a - b expm1(-c x)) - a x - b x h(c x)`` with
+    ``h(y) = (y + expm1(-y)) / y``: scipy's formula to the bit where ``c x >=
+    GENEXPON_SERIES``, and below, ``h`` from its series ``y/2 - y^2/6 + ...``.
+
+    scipy sums ``-(a + b) x + (b / c)(-expm1(-c x))``, two terms of size ``b x`` whose
+    difference is ``b c x^2 / 2``: relative error ``2 eps / (c x)``. As ``b -> inf`` and
+    ``c -> 0`` with ``b c`` held, genexpon tends to the law of linear hazard ``a + b c x``
+    (the likelihood of a sample can rise all the way there); at ``b = 9e7, c = 2.5e-9``
+    the 200-point log-likelihood was 3.5e-6 off, more than the rise, and a fit said
+    "converged" at ``b = 619`` at one magnitude of the data and not at the others.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> x = np.array([0.0, 0.5, 2.0, 9.0])
+    >>> bool(np.array_equal(_genexpon_logpdf(x, 1.2, 3.0, 0.9)[1:],
+    ...                     stats.genexpon._logpdf(x, 1.2, 3.0, 0.9)[1:]))
+    True
+    >>> # the linear-hazard limit: density (a + k x) exp(-a x - k x^2 / 2), k = b c
+    >>> a, k = 1.2, 3.0
+    >>> limit = np.log(a + k * x) - a * x - k * x**2 / 2
+    >>> bool(np.allclose(_genexpon_logpdf(x, a, k * 1e15, 1e-15), limit, rtol=1e-12))
+    True
+    """
+    x, a, b, c = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (x, a, b, c)))
+    y = c * x
+    small = y < GENEXPON_SERIES
+    ys = np.where(small, y, 0.0)
+    series = np.zeros_like(ys)
+    for k in range(_GENEXPON_TERMS - 1, -1, -1):
+        series = 1.0 / special.factorial(k + 2) + (-ys) * series
+    with np.errstate(all="ignore"):
+        ordinary = np.log(a + b * (-special.expm1(-y))) + (-a - b) * x + \
+            b * (-special.expm1(-y)) / c
+        near = np.log(a + b * (-special.expm1(-y))) - a * x - b * x * (ys * series)
+    return np.where(small, near, ordinary)
+
+
 _ACCURATE: dict[str, Callable] = {"kappa4": _kappa4_logpdf, "irwinhall": _irwinhall_logpdf,
                                   "triang": _triang_logpdf,
                                   "trapezoid": _trapezoid_logpdf,
@@ -700,7 +747,8 @@ _ACCURATE: dict[str, Callable] = {"kappa4": _kappa4_logpdf, "irwinhall": _irwinh
                                   "gamma": _gamma_logpdf, "erlang": _gamma_logpdf,
                                   "chi2": _chi2_logpdf, "invgamma": _invgamma_logpdf,
                                   "chi": _chi_logpdf, "nakagami": _nakagami_logpdf,
-                                  "loggamma": _loggamma_logpdf}
+                                  "loggamma": _loggamma_logpdf,
+                                  "genexpon": _genexpon_logpdf}
 _ACCURATE_TAILS: dict[str, tuple[Callable, Callable]] = {
     "kappa4": (_kappa4_logcdf, _kappa4_logsf)}
 

@@ -1270,7 +1270,14 @@ def _towards_open_ends(spec: FitSpec, best, full, fixed_z: dict, summary, gap_fl
     (ncf's at dfn = 1e5 to 1e7: 30 ms an evaluation, 40 times the start's price; its
     walk took 21 s after a fit of 1.6 s) the walk ends there, with no verdict."""
     if shapes_absorb_scale(spec.dist):
-        return best
+        canon = canonical_scale(spec.dist, best.theta, fixed_z)
+        if canon is None:
+            return best
+        nll = full(canon)
+        if not nll <= best.nll + CLOSED_END_SLACK * max(1.0, abs(best.nll)):
+            return best
+        best = best._replace(theta=canon, nll=nll, value=nll, hess_inv=None)
+        fixed_z = {**fixed_z, spec.n_shapes + 1: float(canon[-1])}
     deadline = _walk_deadline(first_seconds)
     for j, end, direction in open_ends_near(spec.dist, best.theta, fixed_z, spec.n_shapes):
         walked = _walk_to_open_end(spec, best, j, end, direction, full, fixed_z, summary,

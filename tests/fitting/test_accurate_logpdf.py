@@ -429,3 +429,29 @@ def test_gamma_type_densities_at_large_shapes_have_the_kernel_and_mass_one(name,
     mass = integrate.quad(lambda t: np.exp(ours(t, shape)), mean - 12 * sd,
                           mean + 12 * sd, points=[mean], limit=200, epsabs=0)[0]
     assert mass == pytest.approx(1.0, abs=1e-9 * np.sqrt(factor))
+
+
+@pytest.mark.parametrize("a, b, c", [(1.2, 3.0, 0.9), (9.13, 16.2, 3.28), (0.5, 2.0, 0.3)])
+def test_genexpon_density_is_scipys_where_c_x_is_not_small(a, b, c):
+    x = np.linspace(0.1 / c, 30.0, 60)  # c x >= 0.1: scipy's formula, to the bit
+    _same_values(accurate_logpdf(stats.genexpon)(x, a, b, c), stats.genexpon._logpdf(x, a, b, c))
+
+
+@pytest.mark.parametrize("c", [1e-3, 1e-6, 1e-9, 1e-12])
+def test_genexpon_density_keeps_its_linear_hazard_limit(c):
+    # b -> inf, c -> 0 with k = b c held: the law of hazard a + k x, density
+    # (a + k x) exp(-a x - k x^2 / 2) up to O(c x); scipy's formula cancels there (its
+    # two terms of size b x differ by k x^2 / 2: 2.7e-5 off at b = 1e12)
+    a, k = 0.54, 49.9
+    x = np.linspace(0.0, 0.6, 31)
+    limit = np.log(a + k * x) - a * x - k * x**2 / 2
+    ours = accurate_logpdf(stats.genexpon)(x, a, k / c, c)
+    # (the density differs from the limit by + k c x^3 / 6 in the exponent and by
+    # log1p(-k c x^2 / 2 / (a + k x)) in the log, to first order in c)
+    first_order = k * c * x**3 / 6 + np.log1p(-(k * c * x**2 / 2) / (a + k * x))
+    np.testing.assert_allclose(ours, limit + first_order, rtol=0,
+                               atol=1e-13 + 10 * k * c**2)
+    # continuous across the switch to scipy's formula at c x = 0.1
+    edge = accurate_logpdf(stats.genexpon)(np.array([0.1 * (1 - 1e-12), 0.1]), 0.54,
+                                            49.9, 1.0)
+    assert abs(edge[0] - edge[1]) < 1e-12

@@ -239,12 +239,18 @@ def test_a_limit_outside_the_family_is_not_called_a_maximum():
 
 def test_no_walk_along_a_scale_symmetry():
     # loguniform's a and b absorb the scale: the optimiser may end with both near 0 and
-    # a huge scale, a member of the same ridge, not a limit; the canonical member is
-    # reported, no probe spent on it
+    # a huge scale, a member of the same ridge, not a limit. The walks run on the
+    # canonical member with its scale held (b = 1 here), so a probe of a -> 0 asks
+    # whether the support's lower end should run to loc, not to slide along the ridge:
+    # the likelihood turns, and the canonical member is reported
     z = sample(stats.loguniform, (0.01, 1.25), 1000)
     res = robustfit.fit(stats.loguniform, z)
     assert res.success and res[1] == pytest.approx(1.0)
-    assert not any(a.start == "open_end" for a in res.attempts)
+    probes = [a for a in res.attempts if a.start == "open_end"]
+    canonical = [a for a in res.attempts if a.start == "canonical"]
+    assert probes and canonical
+    assert all(a.params[-1] == canonical[0].params[-1] for a in probes)
+    assert all(a.nll > res.attempts[-1].nll + 1.0 for a in probes)  # (it turned)
 
 
 @pytest.mark.parametrize("name, shapes, n, seed, limit", [
@@ -377,6 +383,26 @@ def test_a_walk_cut_by_its_deadline_reports_its_more_likely_probe(monkeypatch):
     assert probes[0].nll < min(a.nll for a in runs) - 0.1  # (the attempts' own units)
     # (the whole walk goes further still)
     assert uncut.nll <= res.nll + 1e-9 * abs(res.nll)
+
+
+def test_genexpon_towards_its_linear_hazard_limit_at_every_magnitude():
+    # genexpon's rates absorb the scale; on this sample (scipy's acceptance case, 200
+    # points) the likelihood rises as b -> inf, c -> 0 with b c held: the law of hazard
+    # a + k x. The walk runs on the canonical member (scale held at the data's spread),
+    # where it had been skipped, and with scipy's density (3.5e-6 off at b = 9e7 for
+    # the whole sample) a fit said "converged" at b = 619 at one magnitude, not at the
+    # others. Now every magnitude reports the limit at the ladder's end, the same law
+    z = sample(stats.genexpon, (9.13259764654189, 16.23195660059063, 3.2819552690843983),
+               200)
+    fits = [robustfit.fit(stats.genexpon, b + a * z) for b, a in MAGNITUDES]
+    for res in fits:
+        assert res.success and RISES_TO_EXCLUDED_END in res.message
+        assert res[1] == pytest.approx(1e12, rel=1e-12)
+    rates = [(res[0] / (res[4] / a), res[1] * res[2] / (res[4] / a) ** 2)
+             for (b, a), res in zip(MAGNITUDES, fits, strict=True)]
+    np.testing.assert_allclose(rates, [rates[0]] * 3, rtol=1e-6)
+    nll = [res.nll - z.size * np.log(a) for (b, a), res in zip(MAGNITUDES, fits, strict=True)]
+    np.testing.assert_allclose(nll, [nll[0]] * 3, rtol=1e-10)
 
 
 @pytest.mark.parametrize("name, shapes", [("chi", (78,)), ("nakagami", (4.97,))])
