@@ -1262,10 +1262,13 @@ def _towards_open_ends(spec: FitSpec, best, full, fixed_z: dict, summary, gap_fl
     """``best``, or, where the likelihood rises towards an end that a shape's domain
     excludes while the other parameters settle, the fit at the last probe of the
     approach, the same at every magnitude: the supremum of the likelihood, which the
-    family reaches only in the limit (see :mod:`.open_ends`). Not where the shapes
-    absorb the scale: along that ridge a shape runs to an end of its domain with
-    nothing changing (loguniform's ``a`` and ``b`` to 1e-11 together while the scale
-    grows), and :func:`_canonical` picks the member. The walks of a fit share a
+    family reaches only in the limit (see :mod:`.open_ends`). Where the shapes absorb
+    the scale, not along that ridge (there a shape runs to an end of its domain with
+    nothing changing: loguniform's ``a`` and ``b`` to 1e-11 together while the scale
+    grows) but on its canonical member, the scale held (:func:`.canonical_scale`): a
+    walk there is a real limit of the family (genexpon's ``b -> inf, c -> 0`` with
+    ``b c`` held, the law of linear hazard, which its 200-point acceptance sample asks
+    for), and it had been skipped. The walks of a fit share a
     deadline (:func:`_walk_deadline`): where the density grows costly towards the limit
     (ncf's at dfn = 1e5 to 1e7: 30 ms an evaluation, 40 times the start's price; its
     walk took 21 s after a fit of 1.6 s) the walk ends there, with no verdict."""
