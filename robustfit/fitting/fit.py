@@ -1272,11 +1272,10 @@ def _towards_open_ends(spec: FitSpec, best, full, fixed_z: dict, summary, gap_fl
     deadline (:func:`_walk_deadline`): where the density grows costly towards the limit
     (ncf's at dfn = 1e5 to 1e7: 30 ms an evaluation, 40 times the start's price; its
     walk took 21 s after a fit of 1.6 s) the walk ends there, with no verdict."""
-    if shapes_absorb_scale(spec.dist):
-        canon = canonical_scale(spec.dist, best.theta, fixed_z)
-        if canon is None:
-            return best
-        nll = full(canon)
+    canon = canonical_scale(spec.dist, best.theta, fixed_z) if shapes_absorb_scale(
+        spec.dist) else None
+    if canon is not None:  # (None also where a fixed value pins the point on the ridge:
+        nll = full(canon)  # the walks then run as for any family)
         if not nll <= best.nll + CLOSED_END_SLACK * max(1.0, abs(best.nll)):
             return best
         best = best._replace(theta=canon, nll=nll, value=nll, hess_inv=None)

@@ -405,6 +405,23 @@ def test_genexpon_towards_its_linear_hazard_limit_at_every_magnitude():
     np.testing.assert_allclose(nll, [nll[0]] * 3, rtol=1e-10)
 
 
+def test_genexpon_with_a_fixed_rate_walks_as_any_family():
+    # with a fixed (f0) the scale symmetry is pinned: no canonical member, and the walks
+    # run as for any family. On the fuzz's 60 points the likelihood rises as b -> inf,
+    # c -> 0 (the linear-hazard law) at a level float64 cannot tell apart; the fit had
+    # said "converged" at b = 1.3e7, 5e-8 units less likely than where the walk ends
+    shapes = (9.13259764654189, 16.23195660059063, 3.2819552690843983)
+    z = sample(stats.genexpon, shapes, 60, seed=5)
+    fits = [robustfit.fit(stats.genexpon, b + a * z, f0=shapes[0]) for b, a in MAGNITUDES]
+    for res in fits:
+        assert not res.success and RUNS_AWAY in res.message
+    nll = [res.nll - z.size * np.log(a) for (b, a), res in zip(MAGNITUDES, fits, strict=True)]
+    np.testing.assert_allclose(nll, [nll[0]] * 3, rtol=1e-9)
+    # (the fuzz fitted 2 + 3 z: its "converged" NLL, with this density, in z's units)
+    converged_before = -25.668773089080254 - z.size * np.log(3.0)
+    assert nll[0] < converged_before - 1e-8
+
+
 @pytest.mark.parametrize("name, shapes", [("chi", (78,)), ("nakagami", (4.97,))])
 def test_chi_towards_the_normal_is_no_maximum_at_every_magnitude(name, shapes):
     # on these 200 points the likelihood rises towards the normal (df -> inf, loc
