@@ -59,6 +59,7 @@ from .singular_loc import (
     on_singular_observation,
     regular_floor,
     singular_at_loc,
+    spikes_within_reach,
     vanishes_at_loc,
 )
 from .spec import FitSpec, parse_fit_arguments, shape_integrality
@@ -1019,6 +1020,9 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
                if valid and RUNS_AWAY in best.message
                else "optimiser did not report convergence"
                if valid else "no parameters with a finite likelihood were found")
+    spike = _spike_within_reach(spec, theta, fixed_z, zd) if success else None
+    if spike is not None:
+        success, message = False, spike
     if success and not zd.censored and singular_end_on_observation(dist, theta, full,
                                                                     spec.free):
         success, message = False, (f"{UNBOUNDED_AT_EDGE}: no maximum exists, the "
@@ -1031,6 +1035,26 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
             theta, nll = snapped, full(snapped)
             message += "; an end of the support moved to its least gap from the data"
     return theta, nll, success, f"{message} ({best.message})", best.start, attempts
+
+
+def _spike_within_reach(spec: FitSpec, theta, fixed_z: dict, zd: FitData) -> str | None:
+    """Why no maximum exists where a free shape can make the density infinite at a free
+    ``loc`` (dgamma's ``a < 1``, dweibull's ``c < 1``): ``loc`` on any exact observation
+    then makes the likelihood infinite, for every sample (:mod:`.singular_loc`); None
+    elsewhere. The fit reports the local maximum it found away from those spikes, as it
+    does where a run met one (:func:`_off_singular_observation`): whether a run met one
+    depended on its path, and the same point came back ``success=True`` at one
+    magnitude of the data and ``False`` at another."""
+    free_shapes = [j for j in spec.free if j < spec.n_shapes]
+    if spec.loc_index in fixed_z or not free_shapes or zd.uncensored.size == 0:
+        return None
+    value = spikes_within_reach(spec.dist, theta[:spec.n_shapes], free_shapes)
+    if value is None:
+        return None
+    return (f"the likelihood is unbounded: with a shape at {value:.3g} the density is "
+            "infinite at loc, and loc on an observation makes the likelihood infinite, "
+            "so no maximum exists; reported: the local maximum found away from those "
+            "spikes")
 
 
 def _moment_estimate(spec: FitSpec, theta, equations, full, fixed_z: dict, best,

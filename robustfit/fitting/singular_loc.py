@@ -93,6 +93,37 @@ def on_singular_observation(dist, theta, z: np.ndarray) -> bool:
     return min(gaps) <= ON_OBSERVATION * scale
 
 
+# factors by which a free shape is moved to look for a density infinite at loc (dgamma's
+# a < 1, dweibull's c < 1: reached from any fitted shape by the first)
+SPIKE_PROBES = (1e-3, 1e3)
+
+
+def spikes_within_reach(dist, shapes, free_shapes) -> float | None:
+    """A value of one of the ``free_shapes`` (indices), the others as in ``shapes``, at
+    which the standard density is infinite at 0 inside its support (the shape moved by
+    the factors :data:`SPIKE_PROBES`), or None. With ``loc`` free as well, such a shape
+    makes the likelihood of every sample unbounded: ``loc`` on any observation.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> spikes_within_reach(stats.dgamma, (1.1,), [0])
+    0.0011
+    >>> spikes_within_reach(stats.dgamma, (1.1,), []) is None  # the shape fixed
+    True
+    >>> spikes_within_reach(stats.t, (3.0,), [0]) is None
+    True
+    """
+    shapes = [float(v) for v in shapes]
+    for j in free_shapes:
+        for factor in SPIKE_PROBES:
+            trial = list(shapes)
+            trial[j] = shapes[j] * factor
+            if singular_at_loc(dist, trial):
+                return trial[j]
+    return None
+
+
 REGULAR_GRID = (1.0, 1.5, 2.5, 4.0)  # multiples of the floor at which a shape is held
 
 

@@ -67,3 +67,22 @@ def test_a_censored_sample_with_spikes_is_reported_unbounded_too():
     nll = -(np.sum(stats.dgamma.logpdf(exact, *res))
             + np.sum(x > cut) * stats.dgamma.logsf(cut, *res))
     assert res.nll == pytest.approx(nll, rel=1e-10)
+
+
+@pytest.mark.parametrize("dist, shapes", [(stats.dgamma, (1.1,)), (stats.dweibull, (2.07,))])
+def test_spikes_within_reach_are_reported_at_every_magnitude(dist, shapes):
+    # with the shape and loc free every sample's likelihood is unbounded (a shape below
+    # 1 and loc on an observation); the fit had said so only where a run met a spike,
+    # and the same point came back success=True at some magnitudes of the data (the
+    # catalogue's dgamma on 200 points: False at unit scale, True at (1e6, 1e-3))
+    from benchmarks.fit_cases import MAGNITUDES
+
+    z = sample(dist, shapes, 200)
+    fits = [robustfit.fit(dist, b + a * z) for b, a in [*MAGNITUDES, (1e6, 1e-3)]]
+    for res in fits:
+        assert not res.success and "the likelihood is unbounded" in res.message
+        assert np.all(np.isfinite(res)) and np.isfinite(res.nll)
+    np.testing.assert_allclose([res[0] for res in fits], fits[0][0], rtol=1e-6)
+    # the shape or loc fixed: no spike can be reached, a converged fit is a maximum
+    assert robustfit.fit(dist, z, f0=shapes[0]).success
+    assert robustfit.fit(dist, z, floc=float(np.median(z))).success
