@@ -686,9 +686,9 @@ def _cosine_logpdf(x):
 
 # below this ``c x``, genexpon's exponent is summed as a series (see _genexpon_logpdf)
 GENEXPON_SERIES = 0.1
-# the series' terms: sum_k (-y)^k / (k + 2)! for y <= GENEXPON_SERIES (the next term is
-# below 1e-16 of the first there)
-_GENEXPON_TERMS = 12
+# the series' coefficients 1 / (k + 2)!, k = 0..11, of sum_k (-y)^k / (k + 2)! for
+# y <= GENEXPON_SERIES (the next term is below 1e-16 of the first there)
+_GENEXPON_COEFFICIENTS = tuple(1.0 / float(special.factorial(k + 2)) for k in range(12))
 
 
 def _genexpon_logpdf(x, a, b, c):
@@ -722,8 +722,8 @@ def _genexpon_logpdf(x, a, b, c):
     small = y < GENEXPON_SERIES
     ys = np.where(small, y, 0.0)
     series = np.zeros_like(ys)
-    for k in range(_GENEXPON_TERMS - 1, -1, -1):
-        series = 1.0 / special.factorial(k + 2) + (-ys) * series
+    for coefficient in reversed(_GENEXPON_COEFFICIENTS):
+        series = coefficient + (-ys) * series
     with np.errstate(all="ignore"):
         ordinary = np.log(a + b * (-special.expm1(-y))) + (-a - b) * x + \
             b * (-special.expm1(-y)) / c
