@@ -684,8 +684,11 @@ def _cosine_logpdf(x):
         return np.where(c != -1, np.log1p(c) - np.log(2 * np.pi), -np.inf)
 
 
-# below this ``c x``, genexpon's exponent is summed as a series (see _genexpon_logpdf)
+# below this ``c x``, and where scipy's two cancelling terms exceed GENEXPON_CANCEL
+# (absolute error ~ eps b x), genexpon's exponent is summed as a series
+# (see _genexpon_logpdf)
 GENEXPON_SERIES = 0.1
+GENEXPON_CANCEL = 1e3
 # the series' coefficients 1 / (k + 2)!, k = 0..11, of sum_k (-y)^k / (k + 2)! for
 # y <= GENEXPON_SERIES (the next term is below 1e-16 of the first there)
 _GENEXPON_COEFFICIENTS = tuple(1.0 / float(special.factorial(k + 2)) for k in range(12))
@@ -693,8 +696,9 @@ _GENEXPON_COEFFICIENTS = tuple(1.0 / float(special.factorial(k + 2)) for k in ra
 
 def _genexpon_logpdf(x, a, b, c):
     """genexpon's log-density, ``log(a - b expm1(-c x)) - a x - b x h(c x)`` with
-    ``h(y) = (y + expm1(-y)) / y``: scipy's formula to the bit where ``c x >=
-    GENEXPON_SERIES``, and below, ``h`` from its series ``y/2 - y^2/6 + ...``.
+    ``h(y) = (y + expm1(-y)) / y``: scipy's formula to the bit but where ``c x <
+    GENEXPON_SERIES`` and ``b x > GENEXPON_CANCEL``; there ``h`` comes from its series
+    ``y/2 - y^2/6 + ...``.
 
     scipy sums ``-(a + b) x + (b / c)(-expm1(-c x))``, two terms of size ``b x`` whose
     difference is ``b c x^2 / 2``: relative error ``2 eps / (c x)``. As ``b -> inf`` and
@@ -717,18 +721,23 @@ def _genexpon_logpdf(x, a, b, c):
     >>> bool(np.allclose(_genexpon_logpdf(x, a, k * 1e15, 1e-15), limit, rtol=1e-12))
     True
     """
-    x, a, b, c = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (x, a, b, c)))
+    x, a, b, c = (np.asarray(v, dtype=float) for v in (x, a, b, c))
     y = c * x
-    small = y < GENEXPON_SERIES
-    ys = np.where(small, y, 0.0)
-    series = np.zeros_like(ys)
-    for coefficient in reversed(_GENEXPON_COEFFICIENTS):
-        series = coefficient + (-ys) * series
     with np.errstate(all="ignore"):
-        ordinary = np.log(a + b * (-special.expm1(-y))) + (-a - b) * x + \
-            b * (-special.expm1(-y)) / c
-        near = np.log(a + b * (-special.expm1(-y))) - a * x - b * x * (ys * series)
-    return np.where(small, near, ordinary)
+        rise = -special.expm1(-y)
+        log_hazard = np.log(a + b * rise)
+        out = np.asarray(log_hazard + (-a - b) * x + b * rise / c)
+        small = (y < GENEXPON_SERIES) & (b * x > GENEXPON_CANCEL)
+        if np.any(small):  # (the series only where it is needed: it costs 12 passes)
+            small = np.broadcast_to(small, out.shape)
+            xs, as_, bs, ys, hs = (np.broadcast_to(v, out.shape)[small]
+                                   for v in (x, a, b, y, log_hazard))
+            series = np.zeros_like(ys)
+            for coefficient in reversed(_GENEXPON_COEFFICIENTS):
+                series = coefficient + (-ys) * series
+            out = out.copy() if not out.flags.writeable else out
+            out[small] = hs - as_ * xs - bs * xs * (ys * series)
+    return out
 
 
 _ACCURATE: dict[str, Callable] = {"kappa4": _kappa4_logpdf, "irwinhall": _irwinhall_logpdf,
