@@ -735,7 +735,6 @@ def _genexpon_logpdf(x, a, b, c):
             series = np.zeros_like(ys)
             for coefficient in reversed(_GENEXPON_COEFFICIENTS):
                 series = coefficient + (-ys) * series
-            out = out.copy() if not out.flags.writeable else out
             out[small] = hs - as_ * xs - bs * xs * (ys * series)
     return out
 

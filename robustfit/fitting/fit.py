@@ -15,7 +15,6 @@ from .._validation import as_float_array
 from ..errors import InsufficientDataError, OutOfSupportError, RobustFitError
 from .circular import circular_vonmises_fit, is_circular
 from .closed_ends import closed_ends_near
-from .closed_form import closed_form_mle
 from .data import FitData, read_fit_data
 from .domain_ends import interior_values, shapes_on_domain_end
 from .edge_spacing import end_one_spacing_out
@@ -326,16 +325,13 @@ def _closed_form_in_user_units(spec: FitSpec, x: np.ndarray, theta: np.ndarray
     >>> bool(_closed_form_in_user_units(spec, x, near)[1] == np.sum(np.abs(x - 2.0)) / 100)
     True
     """
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            raw = closed_form_mle(spec.dist, x, dict(spec.fixed))
-        except Exception:  # (a root finder that cannot converge on the user's numbers:
-            return theta  # gumbel's score at 1e-250 x, brentq's RuntimeError)
-    if raw is None or raw.shape != theta.shape:
+    try:
+        exact = exact_candidate(spec.dist, x, dict(spec.fixed))
+    except Exception:  # (a root finder that cannot converge on the user's numbers:
+        return theta  # gumbel's score at 1e-250 x, brentq's RuntimeError)
+    if exact is None or exact.theta.shape != theta.shape:
         return theta
-    for i, v in spec.fixed.items():
-        raw[i] = v
+    raw = exact.theta
     scale = abs(float(theta[spec.loc_index + 1]))
     ref = np.abs(theta)
     ref[spec.loc_index] = max(ref[spec.loc_index], scale)
@@ -1051,10 +1047,14 @@ def _spike_within_reach(spec: FitSpec, theta, fixed_z: dict, zd: FitData) -> str
     value = spikes_within_reach(spec.dist, theta[:spec.n_shapes], free_shapes)
     if value is None:
         return None
-    return (f"the likelihood is unbounded: with a shape at {value:.3g} the density is "
-            "infinite at loc, and loc on an observation makes the likelihood infinite, "
-            "so no maximum exists; reported: the local maximum found away from those "
-            "spikes")
+    return (f"{_unbounded_at_spikes(f'with a shape at {value:.3g}')}; reported: the "
+            "local maximum found away from those spikes")
+
+
+def _unbounded_at_spikes(where: str) -> str:
+    """Why a density infinite at ``loc`` (``where``: at which shapes) leaves no maximum."""
+    return (f"the likelihood is unbounded: {where} the density is infinite at loc, and "
+            "loc on an observation makes the likelihood infinite, so no maximum exists")
 
 
 def _moment_estimate(spec: FitSpec, theta, equations, full, fixed_z: dict, best,
@@ -1178,10 +1178,8 @@ def _off_singular_observation(spec: FitSpec, best, target, full, fixed_z: dict, 
     exact = full.complete.z if isinstance(full, CensoredNLL) else full.z
     if not on_singular_observation(spec.dist, best.theta, exact):
         return best
-    unbounded = (f"the likelihood is unbounded: at shapes "
-                 f"{np.round(best.theta[:spec.n_shapes], 4).tolist()} the density is "
-                 "infinite at loc, and loc on an observation makes the likelihood "
-                 "infinite, so no maximum exists")
+    unbounded = _unbounded_at_spikes(
+        f"at shapes {np.round(best.theta[:spec.n_shapes], 4).tolist()}")
     regular = []  # (value on the target, _Local, start label)
     for j in range(spec.n_shapes):
         floor = None if j in fixed_z else regular_floor(
