@@ -432,7 +432,7 @@ def test_gamma_type_densities_at_large_shapes_have_the_kernel_and_mass_one(name,
 
 
 @pytest.mark.parametrize("a, b, c", [(1.2, 3.0, 0.9), (9.13, 16.2, 3.28), (0.5, 2.0, 0.3)])
-def test_genexpon_density_is_scipys_where_c_x_is_not_small(a, b, c):
+def test_genexpon_density_is_scipys_where_its_terms_do_not_cancel(a, b, c):
     x = np.linspace(0.0, 30.0, 61)  # b x <= 1e3 or c x >= 0.1: scipy's formula, to the bit
     _same_values(accurate_logpdf(stats.genexpon)(x, a, b, c), stats.genexpon._logpdf(x, a, b, c))
 
