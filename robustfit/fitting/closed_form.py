@@ -251,6 +251,11 @@ def _gaps(x: np.ndarray, loc: float) -> np.ndarray | None:
     return None if np.any(y <= 0) else y
 
 
+# relative rounding of a score summed from a few terms of O(1): below it, a root
+_ROOT_NOISE = 8 * np.finfo(float).eps
+_MAX_NEWTON_STEP = 2.0  # in log(shape): a factor e^2 per step at most
+
+
 def _trigamma(a: float) -> float:
     return float(special.zeta(2.0, a))  # polygamma(1, a), without its Python wrapper
 
@@ -266,7 +271,10 @@ def gamma_shape_mle(s: float) -> float:
         return np.nan
     a = (3.0 - s + math.sqrt((s - 3.0) ** 2 + 24.0 * s)) / (12.0 * s)
     for _ in range(50):
-        f = math.log(a) - float(special.digamma(a)) - s
+        log_a, digamma_a = math.log(a), float(special.digamma(a))
+        f = log_a - digamma_a - s
+        if abs(f) <= _ROOT_NOISE * (abs(log_a) + abs(digamma_a) + s):
+            break  # the root to rounding (small s: log a - digamma(a) cancels to ~s)
         fprime = 1.0 / a - _trigamma(a)
         step = f / (fprime * a)  # Newton step in log(a)
         if not math.isfinite(step):
@@ -339,23 +347,27 @@ def weibull_shape_mle(logy: np.ndarray) -> float:
         sw, swz, swzz = float(np.sum(w)), float(np.dot(w, z)), float(np.dot(w * z, z))
         mean_w = swz / sw
         score = mean_w - 1.0 / c - mean_z
-        slope = c * (swzz / sw - mean_w * mean_w) + 1.0 / c  # dS/dlog c
-        return score, slope
+        # (the weighted variance, >= 0: where the weights sit on the largest value it
+        # cancels to rounding, and a negative slope sent Newton into a bisection that
+        # crawled back over 60 units of log c)
+        slope = c * max(swzz / sw - mean_w * mean_w, 0.0) + 1.0 / c  # dS/dlog c
+        noise = _ROOT_NOISE * (abs(mean_w) + 1.0 / c + abs(mean_z))
+        return score, slope, noise
 
     u = math.log(1.2825498301618641 / sd)  # pi/sqrt(6)/sd: moments of log y
     lo, hi = u - 60.0, u + 60.0
     for _ in range(200):
-        score, slope = score_and_slope(u)
+        score, slope, noise = score_and_slope(u)
         if not math.isfinite(score):
             return np.nan
-        if score == 0.0:
-            break
+        if abs(score) <= noise:
+            break  # the root to rounding: a further step would follow the noise
         if score > 0:
             hi = u
         else:
             lo = u
-        step = score / slope if slope > 0 and math.isfinite(slope) else math.inf
-        nxt = u - step
+        step = score / slope if math.isfinite(slope) else math.inf
+        nxt = u - max(-_MAX_NEWTON_STEP, min(_MAX_NEWTON_STEP, step))
         if not lo < nxt < hi:
             nxt = 0.5 * (lo + hi)
         if abs(nxt - u) <= 1e-15 * max(1.0, abs(u)) or hi - lo <= 1e-15 * max(1.0, abs(u)):

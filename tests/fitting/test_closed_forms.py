@@ -230,6 +230,47 @@ def test_weibull_min_shape_score_vanishes():
     np.testing.assert_allclose(scale, np.mean(xc) ** (1 / c), rtol=1e-12)
 
 
+@pytest.mark.parametrize("log_gap", [-10.0, -4.0, 0.0, 3.0, 8.0])
+def test_weibull_shape_root_where_loc_sits_far_from_or_next_to_the_data(log_gap):
+    # the profile over loc asks for the root at gaps from 5e-5 to 3e3 spreads: next to
+    # the data one log y sits far below the rest (the Newton iteration once crawled back
+    # over 60 units of log c there), far from it log y has almost no spread
+    from scipy import optimize
+
+    from robustfit.fitting.closed_form import weibull_shape_mle
+
+    x = np.sort(draw(stats.weibull_min, (1.3,), 0.0, 1.0))
+    logy = np.log(x - (x[0] - np.exp(log_gap)))
+
+    def score(log_c):  # in log c, shifted by max(log y) as the solver shifts it
+        z = logy - logy.max()
+        c = np.exp(log_c)
+        w = np.exp(c * z)
+        return np.sum(w * z) / np.sum(w) - 1 / c - np.mean(z)
+
+    ref = np.exp(optimize.brentq(score, -40.0, 40.0, xtol=1e-15, rtol=1e-15))
+    assert weibull_shape_mle(logy) == pytest.approx(ref, rel=1e-12)
+
+
+@pytest.mark.parametrize("s", [1e-7, 1e-5, 1e-3, 0.1, 1.0, 5.0])
+def test_gamma_shape_root_to_the_rounding_of_its_equation(s):
+    # log(a) - digamma(a) = s: for small s the left side cancels to ~1/(2a), and the
+    # solver stops at that rounding instead of iterating in it
+    from scipy import optimize, special
+
+    from robustfit.fitting.closed_form import gamma_shape_mle
+
+    def f(log_a):
+        a = np.exp(log_a)
+        return np.log(a) - special.digamma(a) - s
+
+    ref = np.exp(optimize.brentq(f, -40.0, 40.0, xtol=1e-15, rtol=1e-15))
+    # relative rounding of the root: eps * log(a) over the equation's relative slope
+    a = gamma_shape_mle(s)
+    noise = 16 * np.finfo(float).eps * (abs(np.log(ref)) + 1.0) / min(s, 1.0)
+    assert a == pytest.approx(ref, rel=max(1e-13, noise))
+
+
 def test_invgauss_fixed_loc_formula():
     # invgauss(mu, scale=s): mean = mu*s, and 1/lambda = mean(1/x - 1/mean(x)), lambda = s
     x = draw(stats.invgauss, (0.3,), 0.0, 2.0)
