@@ -144,10 +144,17 @@ def _fit_with_gaps_at_edge(f, t, at_edge: list[int], maxfev: int, race, deadline
     if not keep:
         return LocalResult(base, f(base), True, "every free parameter on the edge", 1)
 
-    def reduced(u):
+    def embedded(u):
         full = base.copy()
         full[keep] = u
-        return f(full)
+        return full
+
+    def reduced(u):
+        return f(embedded(u))
+
+    batch = getattr(f, "many", None)
+    if batch is not None:  # (finite-difference gradients in one vectorised call)
+        reduced.many = lambda us: batch([embedded(u) for u in us])
 
     edge = minimize_local(reduced, base[keep], maxfev=maxfev, race=race, deadline=deadline)
     full_t = base.copy()

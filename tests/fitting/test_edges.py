@@ -1,0 +1,40 @@
+"""Fits with gaps held on the support's edge (robustfit.fitting.edges)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from robustfit.fitting import edges
+
+
+def _bowl(calls: dict, batched: bool):
+    """(t1 - 1)^2 + 3 (t2 + 2)^2 + 0.01 t0: a minimum at t0 -> -inf, (1, -2) in the rest."""
+
+    def f(t):
+        t = np.asarray(t, dtype=float)
+        return float((t[1] - 1.0) ** 2 + 3.0 * (t[2] + 2.0) ** 2 + 0.01 * t[0])
+
+    if batched:
+        def many(ts):
+            calls["batches"] += 1
+            return [f(t) for t in ts]
+        f.many = many
+    return f
+
+
+def test_the_reduced_fit_on_the_edge_evaluates_gradients_in_one_batch():
+    # the objective's vectorised evaluation reaches the fit over the other coordinates
+    # (finite-difference gradients in one call), and the result is the one-by-one one
+    start = np.array([-5.0, 4.0, 3.0])
+    results = {}
+    for batched in (False, True):
+        calls = {"batches": 0}
+        res = edges._fit_with_gaps_at_edge(_bowl(calls, batched), start, [0], 2000,
+                                           None, None)
+        results[batched] = res
+        assert (calls["batches"] > 0) == batched
+    for res in results.values():
+        assert res.t[0] == edges._AT_EDGE_T
+        np.testing.assert_allclose(res.t[1:], [1.0, -2.0], atol=1e-6)
+    np.testing.assert_array_equal(results[True].t, results[False].t)
+    assert results[True].fun == results[False].fun
