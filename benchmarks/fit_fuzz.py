@@ -10,7 +10,7 @@ moments match (its root may leave observations outside its support, as scipy's d
 Results, with the configurations that broke a rule listed apart, go to
 ``benchmarks/results/fit_fuzz.json``.
 
-    python benchmarks/fit_fuzz.py [--timeout 60] [--out PATH] [--more]
+    python benchmarks/fit_fuzz.py [--timeout 60] [--out PATH] [--more | --extra]
 """
 
 from __future__ import annotations
@@ -67,6 +67,17 @@ MORE_CONFIGS = (
     ("right_censored", 60, 36, 1e6, 1e4, "", None),
     ("interval", 60, 37, -1e-3, 1e-6, "", None),
     ("complete", 8, 38, 0.0, 1.0, "f0", None),
+)
+
+# --extra (thirty-eighth session): a sample past the size fitted on a subsample (50,000:
+# optimised on 20,000, polished on all), data rounded to whole units of a spread of ~10
+# (a few dozen distinct values, most tied), three observations, and a larger censored
+# sample far from the origin
+EXTRA_CONFIGS = (
+    ("complete", 50000, 41, 2e3, 7.0, "", None),
+    ("complete", 1000, 42, 0.0, 10.0, "", 0),
+    ("complete", 3, 43, 0.0, 1.0, "", None),
+    ("right_censored", 2000, 44, -5e4, 1e2, "", None),
 )
 
 
@@ -156,14 +167,18 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--out", default=OUT)
-    parser.add_argument("--more", action="store_true",
+    choice = parser.add_mutually_exclusive_group()
+    choice.add_argument("--more", action="store_true",
                         help="the configurations MORE_CONFIGS instead of CONFIGS")
+    choice.add_argument("--extra", action="store_true",
+                        help="the configurations EXTRA_CONFIGS instead of CONFIGS")
     args = parser.parse_args(argv)
+    configs = MORE_CONFIGS if args.more else EXTRA_CONFIGS if args.extra else CONFIGS
     rows = []
     for label, dist, shapes in fit_cases.cases():
         if label.startswith(SLOW):
             continue
-        for config in MORE_CONFIGS if args.more else CONFIGS:
+        for config in configs:
             if config[0] == "MM" and label.startswith(MM_SLOW):
                 continue
             row = fit_cases.call_forked(_one, (label, dist, shapes, config), args.timeout)
