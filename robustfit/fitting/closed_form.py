@@ -279,7 +279,7 @@ def gamma_shape_mle(s: float) -> float:
         step = f / (fprime * a)  # Newton step in log(a)
         if not math.isfinite(step):
             return np.nan
-        a *= math.exp(-min(2.0, max(-2.0, step)))
+        a *= math.exp(-min(_MAX_NEWTON_STEP, max(-_MAX_NEWTON_STEP, step)))
         if abs(step) < 1e-14:
             break
     return a
