@@ -26,8 +26,8 @@ from .edges import (
     snapped_to_edge,
 )
 from .flat_loc import centre_of_flat_stretch
+from .generalized_gamma import PrenticeNLL, to_prentice
 from .generalized_gamma import refit as prentice_refit
-from .generalized_gamma import to_prentice
 from .guesses import (
     Candidate,
     SampleSummary,
@@ -951,8 +951,8 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
             break  # the moment equations solved: no start can do better
     if best is None:
         return _no_valid_start(spec, fixed_z, attempts)
-    if objective is None and not zd.censored and spec.optimizer is None:
-        best = _through_lognormal_member(spec, best, target, full, fixed_z, gap_floor,
+    if objective is None and spec.optimizer is None:
+        best = _through_lognormal_member(spec, best, target, full, zd, fixed_z, gap_floor,
                                          attempts)
     if spec.optimizer is not None:
         best = _after_user_optimizer(spec, best, target, full, objective, fixed_z, summary,
@@ -1041,25 +1041,29 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
 PRENTICE_RTOL = 1e-12  # relative: a maximum in Prentice's coordinates must beat the fit's
 
 
-def _through_lognormal_member(spec: FitSpec, best, target, full, fixed_z: dict,
-                              gap_floor: float, attempts: list):
+def _through_lognormal_member(spec: FitSpec, best, target, full, zd: FitData,
+                              fixed_z: dict, gap_floor: float, attempts: list):
     """scipy's gengamma with ``a``, ``c`` and ``scale`` free: the maximum sought again in
     Prentice's coordinates (:mod:`.generalized_gamma`), where the lognormal member,
-    which scipy's parameters reach only as ``a -> inf``, is an interior point. From the
-    fit's optimum and from that lognormal member; kept where it is more likely, or
-    where it converged and the fit did not. Where its ``Q`` is too small for scipy's
-    parameters to express (the scale leaves float64), the fit keeps its point and says
-    that the likelihood is higher towards the lognormal member."""
+    which scipy's parameters reach only as ``a -> inf``, is an interior point (exact or
+    censored data). From the fit's optimum and from that lognormal member; kept where
+    it is more likely, or where it converged and the fit did not. Where its ``Q`` is
+    too small for scipy's parameters to express (the scale leaves float64), the fit
+    keeps its point and says that the likelihood is higher towards the lognormal
+    member."""
     if type(spec.dist) is not type(stats.gengamma) or any(
             i in fixed_z for i in (0, 1, spec.scale_index)):
         return best
     li = spec.loc_index
     q, mu, sigma = to_prentice(*best.theta[[0, 1, 3]])
     loc = float(best.theta[li])
+    nll = PrenticeNLL(zd.uncensored, zd.left, zd.right, zd.lo, zd.hi)
+    exact = zd.uncensored if zd.uncensored.size > 1 else zd.finite_values()
     with np.errstate(all="ignore"):
-        log_y = np.log(full.z - loc)
+        log_y = np.log(exact[exact > loc] - loc)
     starts = [(q, mu, sigma, loc), (0.0, float(np.mean(log_y)), float(np.std(log_y)), loc)]
-    found = prentice_refit(full.z, starts, fixed_z.get(li), gap_floor)
+    found = prentice_refit(nll, starts, fixed_z.get(li), gap_floor,
+                           maxfev=EVALS_PER_PARAMETER * (len(spec.free) + 1))
     if found is None:
         return best
     tol = PRENTICE_RTOL * max(1.0, abs(best.nll))
@@ -1075,14 +1079,14 @@ def _through_lognormal_member(spec: FitSpec, best, target, full, fixed_z: dict,
                 f"{best.nll - found.nll:.3g} higher at Q = {found.q:.3g}, where scipy's "
                 "parameters cannot follow (the scale leaves float64)"))
         return best
-    nll = full(found.theta)
+    value = full(found.theta)
     attempts.append(Attempt(best.start, "polish", tuple(best.theta), tuple(found.theta),
-                            float(nll), found.success, note, found.nfev))
-    better = nll < best.nll - tol
-    if not (better or (found.success and not best.success and nll <= best.nll + tol)):
+                            float(value), found.success, note, found.nfev))
+    better = value < best.nll - tol
+    if not (better or (found.success and not best.success and value <= best.nll + tol)):
         return best
-    value = nll if target is full else target(found.theta)
-    return _Best(nll, found.theta, found.success, best.start, note, value, None)
+    return _Best(value, found.theta, found.success, best.start, note,
+                 value if target is full else target(found.theta), None)
 
 
 def _spike_within_reach(spec: FitSpec, theta, fixed_z: dict, zd: FitData) -> str | None:

@@ -32,7 +32,8 @@ from scipy import special
 
 from .optimizer import minimize_local
 
-__all__ = ["PrenticeFit", "log_w_density", "refit", "to_prentice", "to_stacy"]
+__all__ = ["PrenticeFit", "PrenticeNLL", "log_w_density", "refit", "to_prentice", "to_stacy",
+           "w_cdf_sf"]
 
 # from this |Q| down (k = 1/Q^2 >= 11) Stirling's series replaces k log k - log Gamma(k),
 # which cancel to ~eps k log k (3e-9 at Q = 1e-3, a likelihood jittering by 1e-6 over
@@ -41,6 +42,9 @@ __all__ = ["PrenticeFit", "log_w_density", "refit", "to_prentice", "to_stacy"]
 STIRLING_Q = 0.3
 SERIES_Q = 1e-3
 SERIES_QW = 0.02
+# below this |Q| the distribution function is the normal's with its first-order term
+# (the next is ~Q^2)
+CDF_SERIES_Q = 1e-6
 # the largest |log scale| returned (scale and its map back to the user's units, which
 # multiplies it by the data's spread, stay far inside float64)
 LOG_SCALE_LIMIT = 600.0
@@ -102,6 +106,83 @@ def to_stacy(q: float, mu: float, sigma: float) -> tuple[float, float, float] | 
     return a, c, math.exp(log_scale)
 
 
+def w_cdf_sf(w: np.ndarray, q: float) -> tuple[np.ndarray, np.ndarray]:
+    """``P(W <= w)`` and ``P(W > w)`` for Prentice's ``W``: regularised incomplete
+    gamma functions of ``k e^(Qw)`` (each side computed directly, not as ``1 -`` the
+    other), and below :data:`CDF_SERIES_Q` the normal's with its first-order term in
+    ``Q``, ``Q phi(w) (w^2 + 2) / 6`` (scipy's ``gammainc`` at ``k = 1e16`` has lost
+    the difference to rounding of ``k e^(Qw)``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> w = np.array([-1.0, 0.5])
+    >>> lower, upper = w_cdf_sf(w, 0.0)
+    >>> bool(np.allclose(lower, stats.norm.cdf(w)) and np.allclose(upper, stats.norm.sf(w)))
+    True
+    """
+    w = np.asarray(w, dtype=float)
+    if abs(q) < CDF_SERIES_Q:
+        shift = q * np.exp(-0.5 * w * w - _HALF_LOG_2PI) * (w * w + 2.0) / 6.0
+        return special.ndtr(w) + shift, special.ndtr(-w) - shift
+    k = 1.0 / (q * q)
+    x = k * np.exp(q * w)
+    lower, upper = special.gammainc(k, x), special.gammaincc(k, x)
+    return (lower, upper) if q > 0 else (upper, lower)
+
+
+class PrenticeNLL:
+    """The generalised gamma's negative log-likelihood in Prentice's coordinates, for
+    exact values and, as ``scipy.stats.CensoredData`` has them, left-censored values
+    (upper bounds), right-censored values (lower bounds) and intervals ``(lo, hi]``.
+    ``edge``: the least value the location must stay below (exact values, left bounds,
+    interval tops)."""
+
+    def __init__(self, uncensored, left=(), right=(), lo=(), hi=()):
+        self.uncensored = np.asarray(uncensored, dtype=float)
+        self.left = np.asarray(left, dtype=float)
+        self.right = np.asarray(right, dtype=float)
+        self.lo = np.asarray(lo, dtype=float)
+        self.hi = np.asarray(hi, dtype=float)
+        self.n = (self.uncensored.size + self.left.size + self.right.size
+                  + self.lo.size)
+        bounds = [v[np.isfinite(v)] for v in (self.uncensored, self.left, self.hi)]
+        bounds = [v for v in bounds if v.size]
+        self.edge = float(min(np.min(v) for v in bounds)) if bounds else math.nan
+
+    def __call__(self, q: float, mu: float, sigma: float, loc: float) -> float:
+        if not (sigma > 0 and math.isfinite(sigma) and loc < self.edge):
+            return math.inf
+        total = 0.0
+        with np.errstate(all="ignore"):
+            if self.uncensored.size:
+                log_y = np.log(self.uncensored - loc)
+                total += float(np.sum(log_w_density((log_y - mu) / sigma, q) - log_y)
+                               - self.uncensored.size * math.log(sigma))
+            if self.left.size:
+                total += float(np.sum(np.log(self._cdf_sf(self.left, q, mu, sigma, loc)[0])))
+            if self.right.size:
+                above = self.right[self.right > loc]  # (bounds below loc: probability 1)
+                total += float(np.sum(np.log(self._cdf_sf(above, q, mu, sigma, loc)[1])))
+            if self.lo.size:
+                total += float(np.sum(np.log(self._interval(q, mu, sigma, loc))))
+        return -total if math.isfinite(total) else math.inf
+
+    @staticmethod
+    def _cdf_sf(v, q, mu, sigma, loc):
+        return w_cdf_sf((np.log(v - loc) - mu) / sigma, q)
+
+    def _interval(self, q, mu, sigma, loc) -> np.ndarray:
+        """``P(lo < X <= hi)`` on whichever tail keeps its digits (``lo`` below
+        ``loc``: ``P(X <= hi)``)."""
+        f_hi, s_hi = self._cdf_sf(self.hi, q, mu, sigma, loc)
+        inside = self.lo > loc
+        f_lo, s_lo = self._cdf_sf(np.where(inside, self.lo, self.hi), q, mu, sigma, loc)
+        f_lo, s_lo = np.where(inside, f_lo, 0.0), np.where(inside, s_lo, 1.0)
+        return np.where(f_hi < 0.5, f_hi - f_lo, s_lo - s_hi)
+
+
 @dataclass(frozen=True)
 class PrenticeFit:
     """The maximum in Prentice's coordinates: ``theta`` in scipy's order (None where
@@ -119,42 +200,33 @@ class PrenticeFit:
     nfev: int
 
 
-def refit(z: np.ndarray, starts: list, loc: float | None, gap_floor: float
-          ) -> PrenticeFit | None:
-    """Maximise the generalised gamma's likelihood of the sample ``z`` in Prentice's
-    coordinates from each of ``starts`` (``(Q, mu, sigma, loc)``, see
-    :func:`to_prentice`); ``loc`` fixed where given, else free below the smallest
-    observation (at least ``gap_floor`` below it). The best run's optimum, or None where
-    no start is valid.
+def refit(nll: PrenticeNLL, starts: list, loc: float | None, gap_floor: float,
+          maxfev: int = 3000) -> PrenticeFit | None:
+    """Maximise the generalised gamma's likelihood ``nll`` in Prentice's coordinates
+    from each of ``starts`` (``(Q, mu, sigma, loc)``, see :func:`to_prentice`); ``loc``
+    fixed where given, else free below ``nll.edge`` (at least ``gap_floor`` below it);
+    at most ``maxfev`` evaluations a start. The best run's optimum, or None where no
+    start is valid.
 
     Examples
     --------
     >>> import numpy as np
     >>> from scipy import stats
     >>> x = stats.lognorm.rvs(0.5, scale=3.0, size=500, random_state=3)
-    >>> out = refit(x, [(0.0, 1.0, 0.5, 0.0)], loc=0.0, gap_floor=0.0)
+    >>> out = refit(PrenticeNLL(x), [(0.0, 1.0, 0.5, 0.0)], loc=0.0, gap_floor=0.0)
     >>> out.success, round(out.q, 4), round(float(out.theta[0]), -2)  # a = 1/Q^2
     (True, 0.0097, 10600.0)
     """
-    z = np.asarray(z, dtype=float)
-    zmin, n = float(np.min(z)), z.size
     free_loc = loc is None
+    n = max(nll.n, 1)
 
     def unpack(t):
         q, mu, sigma = float(t[0]), float(t[1]), math.exp(float(t[2]))
-        at = zmin - gap_floor - math.exp(float(t[3])) if free_loc else loc
+        at = nll.edge - gap_floor - math.exp(float(t[3])) if free_loc else loc
         return q, mu, sigma, at
 
-    def nll(t) -> float:
-        q, mu, sigma, at = unpack(t)
-        y = z - at
-        if not (np.all(y > 0) and math.isfinite(sigma) and sigma > 0):
-            return math.inf
-        log_y = np.log(y)
-        with np.errstate(all="ignore"):
-            total = float(np.sum(log_w_density((log_y - mu) / sigma, q) - log_y))
-        value = -(total - n * math.log(sigma))
-        return value / n if math.isfinite(value) else math.inf
+    def objective(t) -> float:
+        return nll(*unpack(t)) / n
 
     best = None
     for q, mu, sigma, at in starts:
@@ -162,13 +234,13 @@ def refit(z: np.ndarray, starts: list, loc: float | None, gap_floor: float
             continue
         t0 = [q, mu, math.log(sigma)]
         if free_loc:
-            gap = zmin - at - gap_floor
+            gap = nll.edge - at - gap_floor
             if not gap > 0:
                 continue
             t0.append(math.log(gap))
-        if not math.isfinite(nll(np.array(t0))):
+        if not math.isfinite(objective(np.array(t0))):
             continue
-        res = minimize_local(nll, np.array(t0))
+        res = minimize_local(objective, np.array(t0), maxfev=maxfev)
         if best is None or res.fun < best.fun:
             best = res
     if best is None or not math.isfinite(best.fun):

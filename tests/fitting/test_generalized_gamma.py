@@ -105,3 +105,33 @@ def test_a_maximum_beyond_scipys_parameters_is_reported_not_claimed():
     assert not res.success
     assert "lognormal member" in res.message
     assert res.nll >= robustfit.fit(stats.lognorm, x).nll - 1e-6
+
+
+def test_censored_likelihood_is_scipys_gengamma_where_scipy_is_accurate():
+    from robustfit.fitting.generalized_gamma import PrenticeNLL
+
+    rng = np.random.default_rng(5)
+    x = stats.lognorm.rvs(0.6, loc=-1.0, scale=2.0, size=60, random_state=rng)
+    exact, left, right = x[:30], x[30:40], x[40:50]
+    lo, hi = x[50:] - 0.3, x[50:] + 0.2
+    for q, mu, sigma, loc in ((0.4, 0.5, 0.6, -1.2), (-0.25, 0.8, 0.5, -1.5)):
+        a, c, scale = to_stacy(q, mu, sigma)
+        ref = -(np.sum(stats.gengamma.logpdf(exact, a, c, loc, scale))
+                + np.sum(stats.gengamma.logcdf(left, a, c, loc, scale))
+                + np.sum(stats.gengamma.logsf(right, a, c, loc, scale))
+                + np.sum(np.log(stats.gengamma.cdf(hi, a, c, loc, scale)
+                                - stats.gengamma.cdf(np.maximum(lo, loc), a, c, loc,
+                                                     scale))))
+        ours = PrenticeNLL(exact, left, right, lo, hi)(q, mu, sigma, loc)
+        assert ours == pytest.approx(ref, rel=1e-10)
+
+
+def test_censored_lognormal_data_fitted_through_the_lognormal_member():
+    # survival data: lognormal lifetimes, the last fifth right-censored at a fixed time
+    x = stats.lognorm.rvs(0.5, scale=3.0, size=400, random_state=11)
+    cut = np.quantile(x, 0.8)
+    data = stats.CensoredData.right_censored(np.minimum(x, cut), x > cut)
+    res = robustfit.fit(stats.gengamma, data, floc=0)
+    lognormal = robustfit.fit(stats.lognorm, data, floc=0)
+    assert res.success, res.message
+    assert res.nll <= lognormal.nll + 1e-9
