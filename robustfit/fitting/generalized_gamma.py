@@ -5,7 +5,7 @@ with ``G ~ gamma(a)``. Where the data look lognormal the likelihood's maximum ru
 along a curve, ``a -> inf`` and ``c -> 0`` with ``c sqrt(a)`` settling and ``log scale``
 growing like ``sqrt(a) log a``: a BFGS in ``(a, c, scale)`` crawls that valley, and
 fits of lognormal samples with ``floc=0`` stopped after their evaluation budget up to
-0.15 log-likelihood units short of the maximum (scipy's own fit 3 units short).
+0.15 log-likelihood units short of the maximum (scipy's own fit 1 to 6 units short).
 
 Prentice (Biometrika 61, 1974; the parameterisation of R's flexsurv) writes the same
 family as ``log(x - loc) = mu + sigma W``, where ``W`` has the density
