@@ -26,7 +26,7 @@ from .edges import (
     snapped_to_edge,
 )
 from .flat_loc import centre_of_flat_stretch
-from .generalized_gamma import PrenticeNLL, to_prentice
+from .generalized_gamma import LOG_SCALE_LIMIT, PrenticeNLL, to_prentice
 from .generalized_gamma import refit as prentice_refit
 from .guesses import (
     Candidate,
@@ -243,7 +243,8 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
         ceiling = None if fd.censored else plausible_ceiling(zd.uncensored)
         with budget_scope():
             theta_z, nll_z, success, message, start, attempts = _fit_standardized(
-                spec, zd, fixed_z, rng, gap_floor, ceiling, _ulp_gap_floor(fd, std))
+                spec, zd, fixed_z, rng, gap_floor, ceiling, _ulp_gap_floor(fd, std),
+                log_spread=math.log(std.spread))
         theta = std.theta_from_z(theta_z)
         for i, v in spec.fixed.items():
             theta[i] = v  # exactly the user's values, not a round trip through z
@@ -807,7 +808,10 @@ def _stratified(z: np.ndarray, size: int, rng) -> np.ndarray:
 
 
 def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor: float,
-                      ceiling: float | None = None, edge_floor: float | None = None):
+                      ceiling: float | None = None, edge_floor: float | None = None,
+                      log_spread: float = 0.0):
+    # (log_spread: log of the factor that maps the standardised scale back to the
+    # user's, for parameters that must stay representable there)
     if absorbs_fixed_scale(spec.dist, fixed_z, spec.n_shapes):
         # loguniform with fscale: the shapes absorb any scale, so the fixed one constrains
         # nothing; held, it left the likelihood unbounded towards the support's lower end
@@ -816,7 +820,7 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
         target = fixed_z[spec.n_shapes + 1]
         free = {k: v for k, v in fixed_z.items() if k != spec.n_shapes + 1}
         theta, nll, success, message, start, attempts = _fit_standardized(
-            spec, zd, free, rng, gap_floor, edge_floor=edge_floor)
+            spec, zd, free, rng, gap_floor, edge_floor=edge_floor, log_spread=log_spread)
         return (at_scale(spec.dist, theta, target), nll, success,
                 f"{message}; moved along the family's scale symmetry to the fixed scale",
                 start, attempts)
@@ -848,7 +852,8 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
                                      gap_floor, inside=spec.method == "MLE")
     attempts: list[Attempt] = []
     if zd.censored and spec.method == "MLE":
-        pseudo = _censored_as_exact(spec, zd, fixed_z, rng, gap_floor, full, attempts)
+        pseudo = _censored_as_exact(spec, zd, fixed_z, rng, gap_floor, full, attempts,
+                                    log_spread)
         if pseudo is not None:
             candidates.insert(0, pseudo)
     if not zd.censored and opt_nll is full and candidates and full.n > SCORE_SIZE:
@@ -953,7 +958,7 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
         return _no_valid_start(spec, fixed_z, attempts)
     if objective is None and spec.optimizer is None:
         best = _through_lognormal_member(spec, best, target, full, zd, fixed_z, gap_floor,
-                                         attempts)
+                                         attempts, log_spread)
     if spec.optimizer is not None:
         best = _after_user_optimizer(spec, best, target, full, objective, fixed_z, summary,
                                      gap_floor, attempts)
@@ -1042,7 +1047,8 @@ PRENTICE_RTOL = 1e-12  # relative: a maximum in Prentice's coordinates must beat
 
 
 def _through_lognormal_member(spec: FitSpec, best, target, full, zd: FitData,
-                              fixed_z: dict, gap_floor: float, attempts: list):
+                              fixed_z: dict, gap_floor: float, attempts: list,
+                              log_spread: float = 0.0):
     """scipy's gengamma with ``a``, ``c`` and ``scale`` free: the maximum sought again in
     Prentice's coordinates (:mod:`.generalized_gamma`), where the lognormal member,
     which scipy's parameters reach only as ``a -> inf``, is an interior point (exact or
@@ -1062,8 +1068,12 @@ def _through_lognormal_member(spec: FitSpec, best, target, full, zd: FitData,
     with np.errstate(all="ignore"):
         log_y = np.log(exact[exact > loc] - loc)
     starts = [(q, mu, sigma, loc), (0.0, float(np.mean(log_y)), float(np.std(log_y)), loc)]
+    # the scale must stay inside float64 in the user's units too (times the spread)
+    bounds = (max(-LOG_SCALE_LIMIT, -LOG_SCALE_LIMIT - log_spread),
+              min(LOG_SCALE_LIMIT, LOG_SCALE_LIMIT - log_spread))
     found = prentice_refit(nll, starts, fixed_z.get(li), gap_floor,
-                           maxfev=EVALS_PER_PARAMETER * (len(spec.free) + 1))
+                           maxfev=EVALS_PER_PARAMETER * (len(spec.free) + 1),
+                           log_scale_bounds=bounds)
     if found is None:
         return best
     tol = PRENTICE_RTOL * max(1.0, abs(best.nll))
@@ -1166,7 +1176,7 @@ def _observations_outside(dist, theta, full) -> int:
 
 
 def _censored_as_exact(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor: float,
-                       full, attempts: list) -> Candidate | None:
+                       full, attempts: list, log_spread: float = 0.0) -> Candidate | None:
     """A start for a censored sample: the complete-data fit of its pseudo-observations
     (each interval at its midpoint, each censored value at its bound), as
     ``fitdistrplus``'s ``fitdistcens`` starts. Where few observations are censored,
@@ -1182,7 +1192,8 @@ def _censored_as_exact(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor
     with budget_scope():  # (its own time budget, within the censored fit's)
         theta, _, success, message, start, _ = _fit_standardized(  # (the user's optimizer
             replace(spec, optimizer=None),                       # runs on the censored
-            FitData(pseudo, empty, empty, empty, empty, 0), fixed_z, rng, gap_floor)  # fit)
+            FitData(pseudo, empty, empty, empty, empty, 0), fixed_z, rng, gap_floor,  # fit)
+            log_spread=log_spread)
     value = full(theta)  # (inf where the fit found no parameters: NaN)
     attempts.append(Attempt(start, "start", tuple(theta), tuple(theta), float(value),
                             bool(success and np.isfinite(value)),

@@ -45,8 +45,8 @@ SERIES_QW = 0.02
 # below this |Q| the distribution function is the normal's with its first-order term
 # (the next is ~Q^2)
 CDF_SERIES_Q = 1e-6
-# the largest |log scale| returned (scale and its map back to the user's units, which
-# multiplies it by the data's spread, stay far inside float64)
+# the largest |log scale| returned by default (the fit narrows the bounds so that the
+# scale times the data's spread, in the user's units, stays far inside float64 too)
 LOG_SCALE_LIMIT = 600.0
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 
@@ -92,16 +92,19 @@ def to_prentice(a: float, c: float, scale: float) -> tuple[float, float, float]:
             1.0 / (abs(c) * root_a))
 
 
-def to_stacy(q: float, mu: float, sigma: float) -> tuple[float, float, float] | None:
+def to_stacy(q: float, mu: float, sigma: float,
+             log_scale_bounds: tuple[float, float] = (-LOG_SCALE_LIMIT, LOG_SCALE_LIMIT)
+             ) -> tuple[float, float, float] | None:
     """``(a, c, scale)`` of Prentice's ``(Q, mu, sigma)``; None where ``Q = 0`` (the
-    lognormal itself) or the scale leaves float64 (``|log scale|`` above
-    :data:`LOG_SCALE_LIMIT`)."""
+    lognormal itself) or ``log scale`` falls outside ``log_scale_bounds`` (by default
+    ``|log scale|`` at most :data:`LOG_SCALE_LIMIT`, far inside float64)."""
     if q == 0.0 or not (sigma > 0 and math.isfinite(q) and math.isfinite(mu)):
         return None
     a = 1.0 / (q * q)
     c = q / sigma
     log_scale = mu - math.log(a) / c
-    if not (math.isfinite(a) and abs(log_scale) <= LOG_SCALE_LIMIT):
+    low, high = log_scale_bounds
+    if not (math.isfinite(a) and low <= log_scale <= high):
         return None
     return a, c, math.exp(log_scale)
 
@@ -201,12 +204,15 @@ class PrenticeFit:
 
 
 def refit(nll: PrenticeNLL, starts: list, loc: float | None, gap_floor: float,
-          maxfev: int = 3000) -> PrenticeFit | None:
+          maxfev: int = 3000,
+          log_scale_bounds: tuple[float, float] = (-LOG_SCALE_LIMIT, LOG_SCALE_LIMIT)
+          ) -> PrenticeFit | None:
     """Maximise the generalised gamma's likelihood ``nll`` in Prentice's coordinates
     from each of ``starts`` (``(Q, mu, sigma, loc)``, see :func:`to_prentice`); ``loc``
     fixed where given, else free below ``nll.edge`` (at least ``gap_floor`` below it);
     at most ``maxfev`` evaluations a start. The best run's optimum, or None where no
-    start is valid.
+    start is valid; its ``theta`` None where the scale's log falls outside
+    ``log_scale_bounds`` (see :func:`to_stacy`).
 
     Examples
     --------
@@ -246,7 +252,7 @@ def refit(nll: PrenticeNLL, starts: list, loc: float | None, gap_floor: float,
     if best is None or not math.isfinite(best.fun):
         return None
     q, mu, sigma, at = unpack(best.t)
-    stacy = to_stacy(q, mu, sigma)
+    stacy = to_stacy(q, mu, sigma, log_scale_bounds)
     theta = None if stacy is None else np.array([stacy[0], stacy[1], at, stacy[2]])
     return PrenticeFit(theta, q, mu, sigma, at, best.fun * n, bool(best.success),
                        best.message, best.nfev)

@@ -135,3 +135,17 @@ def test_censored_lognormal_data_fitted_through_the_lognormal_member():
     lognormal = robustfit.fit(stats.lognorm, data, floc=0)
     assert res.success, res.message
     assert res.nll <= lognormal.nll + 1e-9
+
+
+def test_the_maximum_at_a_magnitude_where_its_scale_would_underflow_is_reported():
+    # Q = 0.0097 puts scipy's scale at e^-486 times the data's: representable for data
+    # of unit size, not for data of size 1e-200 (the scale would underflow to 0); there
+    # the fit keeps a valid point of its own and says the likelihood is higher towards
+    # the lognormal member, where before it returned scale 0 and an infinite NLL
+    x = stats.lognorm.rvs(0.5, scale=3.0, size=500, random_state=3)
+    unit = robustfit.fit(stats.gengamma, x, floc=0)
+    tiny = robustfit.fit(stats.gengamma, 1e-200 * x, floc=0)
+    assert unit.success
+    assert not tiny.success and "lognormal member" in tiny.message
+    assert tiny[3] > 0 and np.isfinite(tiny.nll)
+    assert tiny.nll - 500 * math.log(1e-200) == pytest.approx(unit.nll, abs=0.5)
