@@ -1063,7 +1063,10 @@ def _through_lognormal_member(spec: FitSpec, best, target, full, zd: FitData,
     li = spec.loc_index
     q, mu, sigma = to_prentice(*best.theta[[0, 1, 3]])
     loc = float(best.theta[li])
-    nll = PrenticeNLL(zd.uncensored, zd.left, zd.right, zd.lo, zd.hi)
+    # (a large sample is optimised on its subsample, as the fit's own runs are; the
+    # polish on all of it follows)
+    exact_values = target.z if target is not full else zd.uncensored
+    nll = PrenticeNLL(exact_values, zd.left, zd.right, zd.lo, zd.hi)
     exact = zd.uncensored if zd.uncensored.size > 1 else zd.finite_values()
     with np.errstate(all="ignore"):
         log_y = np.log(exact[exact > loc] - loc)
