@@ -26,7 +26,13 @@ from .edges import (
     snapped_to_edge,
 )
 from .flat_loc import centre_of_flat_stretch
-from .generalized_gamma import LOG_SCALE_LIMIT, PrenticeNLL, to_prentice
+from .generalized_gamma import (
+    LOG_SCALE_LIMIT,
+    USER_LOG_SCALE_LIMIT,
+    PrenticeNLL,
+    nearest_expressible,
+    to_prentice,
+)
 from .generalized_gamma import refit as prentice_refit
 from .guesses import (
     Candidate,
@@ -1072,19 +1078,20 @@ def _through_lognormal_member(spec: FitSpec, best, target, full, zd: FitData,
         log_y = np.log(exact[exact > loc] - loc)
     starts = [(q, mu, sigma, loc), (0.0, float(np.mean(log_y)), float(np.std(log_y)), loc)]
     # the scale must stay inside float64 in the user's units too (times the spread)
-    bounds = (max(-LOG_SCALE_LIMIT, -LOG_SCALE_LIMIT - log_spread),
-              min(LOG_SCALE_LIMIT, LOG_SCALE_LIMIT - log_spread))
+    bounds = (max(-LOG_SCALE_LIMIT, -USER_LOG_SCALE_LIMIT - log_spread),
+              min(LOG_SCALE_LIMIT, USER_LOG_SCALE_LIMIT - log_spread))
     found = prentice_refit(nll, starts, fixed_z.get(li), gap_floor,
                            maxfev=EVALS_PER_PARAMETER * (len(spec.free) + 1),
                            log_scale_bounds=bounds)
+    maxfev = EVALS_PER_PARAMETER * (len(spec.free) + 1)
+    on_all = nll if target is full else PrenticeNLL(zd.uncensored)
     if found is not None and target is not full:
         # polished on all of it in the same coordinates (scipy's are ill-conditioned
         # there: a polish in them from this point stopped 0.014 units short on 200,000),
         # so that its likelihood compares with the fit's, which is on all of it
-        found = prentice_refit(
-            PrenticeNLL(zd.uncensored), [(found.q, found.mu, found.sigma, found.loc)],
-            fixed_z.get(li), gap_floor, maxfev=EVALS_PER_PARAMETER * (len(spec.free) + 1),
-            log_scale_bounds=bounds)
+        found = prentice_refit(on_all, [(found.q, found.mu, found.sigma, found.loc)],
+                               fixed_z.get(li), gap_floor, maxfev=maxfev,
+                               log_scale_bounds=bounds)
     if found is None:
         return best
     tol = PRENTICE_RTOL * max(1.0, abs(best.nll))
@@ -1093,13 +1100,25 @@ def _through_lognormal_member(spec: FitSpec, best, target, full, zd: FitData,
     if found.theta is None:
         attempts.append(Attempt(best.start, "polish", tuple(best.theta), tuple(best.theta),
                                 float(found.nll), False, note, found.nfev))
-        if found.nll < best.nll - tol:
+        if not found.nll < best.nll - tol:
+            return best
+        why = (f"the likelihood is highest towards gengamma's lognormal member, at "
+               f"Q = {found.q:.3g} in Prentice's coordinates, where scipy's parameters "
+               "cannot follow (the scale leaves float64)")
+        near = nearest_expressible(on_all, found, fixed_z.get(li), gap_floor, maxfev,
+                                   bounds)
+        value = math.inf if near is None else full(near.theta)
+        if not value < best.nll - tol:
             return best._replace(success=False, message=(
-                f"{best.message}; the likelihood is higher towards gengamma's lognormal "
-                f"member: Prentice's coordinates reach a log-likelihood "
-                f"{best.nll - found.nll:.3g} higher at Q = {found.q:.3g}, where scipy's "
-                "parameters cannot follow (the scale leaves float64)"))
-        return best
+                f"{best.message}; {why}: {best.nll - found.nll:.3g} log-likelihood "
+                "units above this point"))
+        attempts.append(Attempt(best.start, "polish", tuple(best.theta), tuple(near.theta),
+                                float(value), False, f"Q held at {near.q:.4g}: "
+                                f"{near.message}", near.nfev))
+        message = (f"{why}; reported: the nearest member they express, Q = {near.q:.3g}, "
+                   f"{value - found.nll:.3g} log-likelihood units below that maximum")
+        return _Best(value, near.theta, False, best.start, message,
+                     value if target is full else target(near.theta), None)
     value = full(found.theta)
     attempts.append(Attempt(best.start, "polish", tuple(best.theta), tuple(found.theta),
                             float(value), found.success, note, found.nfev))

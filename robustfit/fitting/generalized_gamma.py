@@ -32,8 +32,8 @@ from scipy import special
 
 from .optimizer import minimize_local
 
-__all__ = ["PrenticeFit", "PrenticeNLL", "log_w_density", "refit", "to_prentice", "to_stacy",
-           "w_cdf_sf"]
+__all__ = ["PrenticeFit", "PrenticeNLL", "log_w_density", "nearest_expressible", "refit",
+           "to_prentice", "to_stacy", "w_cdf_sf"]
 
 # from this |Q| down (k = 1/Q^2 >= 11) Stirling's series replaces k log k - log Gamma(k),
 # which cancel to ~eps k log k (3e-9 at Q = 1e-3, a likelihood jittering by 1e-6 over
@@ -46,9 +46,14 @@ SERIES_QW = 0.02
 # (the next is ~Q^2)
 CDF_SERIES_Q = 1e-6
 # the largest |log scale| returned by default (the fit narrows the bounds so that the
-# scale times the data's spread, in the user's units, stays far inside float64 too)
+# scale times the data's spread, in the user's units, stays within USER_LOG_SCALE_LIMIT:
+# inside float64's normal numbers, 2.2e-308 to 1.8e308)
 LOG_SCALE_LIMIT = 600.0
+USER_LOG_SCALE_LIMIT = 700.0
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+# |Q| at which a maximum that scipy's parameters cannot express is sought instead, from
+# the smallest above it: a ladder of quarter decades, the same at every magnitude
+Q_LADDER = tuple(10.0 ** (-k / 4.0) for k in range(16, 1, -1))
 
 
 def log_w_density(w: np.ndarray, q: float) -> np.ndarray:
@@ -256,3 +261,55 @@ def refit(nll: PrenticeNLL, starts: list, loc: float | None, gap_floor: float,
     theta = None if stacy is None else np.array([stacy[0], stacy[1], at, stacy[2]])
     return PrenticeFit(theta, q, mu, sigma, at, best.fun * n, bool(best.success),
                        best.message, best.nfev)
+
+
+def nearest_expressible(nll: PrenticeNLL, found: PrenticeFit, loc: float | None,
+                        gap_floor: float, maxfev: int = 3000,
+                        log_scale_bounds: tuple[float, float] = (-LOG_SCALE_LIMIT,
+                                                                 LOG_SCALE_LIMIT)
+                        ) -> PrenticeFit | None:
+    """Where the maximum ``found`` has a ``Q`` too small for scipy's parameters: the most
+    likely member they can express, with ``|Q|`` the smallest rung of :data:`Q_LADDER`
+    above ``|found.q|`` (on its side of 0) at which, the other coordinates refitted, the
+    scale stays within ``log_scale_bounds``; None where no rung does. The likelihood
+    falls away from the maximum along ``Q``, so the first such rung is the nearest
+    member, and the same one at every magnitude of the data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> x = stats.lognorm.rvs(0.5, scale=3.0, size=500, random_state=3)
+    >>> found = refit(PrenticeNLL(x), [(0.0, 1.0, 0.5, 0.0)], loc=0.0, gap_floor=0.0,
+    ...               log_scale_bounds=(-100.0, 100.0))
+    >>> found.theta is None, round(found.q, 4)  # (e^-486 is out of these bounds)
+    (True, 0.0097)
+    >>> near = nearest_expressible(PrenticeNLL(x), found, 0.0, 0.0,
+    ...                            log_scale_bounds=(-100.0, 100.0))
+    >>> round(near.q, 4), bool(0 < near.nll - found.nll < 0.1)
+    (0.0562, True)
+    """
+    free_loc = loc is None
+    n = max(nll.n, 1)
+    side = 1.0 if found.q >= 0 else -1.0
+    start = [found.mu, math.log(found.sigma)]
+    if free_loc:
+        start.append(math.log(max(nll.edge - found.loc - gap_floor, 1e-300)))
+    for rung in (r for r in Q_LADDER if r > abs(found.q)):
+        q = side * rung
+
+        def unpack(t, q=q):
+            at = nll.edge - gap_floor - math.exp(float(t[2])) if free_loc else loc
+            return q, float(t[0]), math.exp(float(t[1])), at
+
+        res = minimize_local(lambda t, unpack=unpack: nll(*unpack(t)) / n,
+                             np.array(start), maxfev=maxfev)
+        if not math.isfinite(res.fun):
+            continue
+        q, mu, sigma, at = unpack(res.t)
+        stacy = to_stacy(q, mu, sigma, log_scale_bounds)
+        if stacy is not None:
+            return PrenticeFit(np.array([stacy[0], stacy[1], at, stacy[2]]), q, mu, sigma,
+                               at, res.fun * n, bool(res.success), res.message, res.nfev)
+        start = list(res.t)  # (the next rung starts from this one's optimum)
+    return None
