@@ -19,7 +19,8 @@ the density is summed as a series (the closed form cancels ``k log k`` against
 ``log Gamma(k)``), so the likelihood is smooth through the lognormal member and a local
 optimiser in ``(Q, mu, log sigma)`` meets a well-conditioned maximum. Where that maximum
 has ``|Q|`` so small that ``scale`` leaves float64 (``a = 4e6``, ``log scale = 9000``),
-scipy's parameters cannot express it: :func:`refit` says so and the fit keeps its own.
+scipy's parameters cannot express it: :func:`refit` says so, and
+:func:`nearest_expressible` finds the nearest member they can.
 """
 
 from __future__ import annotations
