@@ -1060,9 +1060,10 @@ def _through_lognormal_member(spec: FitSpec, best, target, full, zd: FitData,
     which scipy's parameters reach only as ``a -> inf``, is an interior point (exact or
     censored data). From the fit's optimum and from that lognormal member; kept where
     it is more likely, or where it converged and the fit did not. Where its ``Q`` is
-    too small for scipy's parameters to express (the scale leaves float64), the fit
-    keeps its point and says that the likelihood is higher towards the lognormal
-    member."""
+    too small for scipy's parameters to express (the scale leaves float64, in the
+    standardised or the user's units), the nearest member they express
+    (:func:`.nearest_expressible`) is reported where it is more likely than the fit's,
+    ``success=False`` either way, with the reason."""
     if type(spec.dist) is not type(stats.gengamma) or any(
             i in fixed_z for i in (0, 1, spec.scale_index)):
         return best
@@ -1073,17 +1074,17 @@ def _through_lognormal_member(spec: FitSpec, best, target, full, zd: FitData,
     # polish on all of it follows)
     exact_values = target.z if target is not full else zd.uncensored
     nll = PrenticeNLL(exact_values, zd.left, zd.right, zd.lo, zd.hi)
-    exact = zd.uncensored if zd.uncensored.size > 1 else zd.finite_values()
+    # (the lognormal member's start from the logs of the exact values, or of every value)
+    values = zd.uncensored if zd.uncensored.size > 1 else zd.finite_values()
     with np.errstate(all="ignore"):
-        log_y = np.log(exact[exact > loc] - loc)
+        log_y = np.log(values[values > loc] - loc)
     starts = [(q, mu, sigma, loc), (0.0, float(np.mean(log_y)), float(np.std(log_y)), loc)]
     # the scale must stay inside float64 in the user's units too (times the spread)
     bounds = (max(-LOG_SCALE_LIMIT, -USER_LOG_SCALE_LIMIT - log_spread),
               min(LOG_SCALE_LIMIT, USER_LOG_SCALE_LIMIT - log_spread))
-    found = prentice_refit(nll, starts, fixed_z.get(li), gap_floor,
-                           maxfev=EVALS_PER_PARAMETER * (len(spec.free) + 1),
-                           log_scale_bounds=bounds)
     maxfev = EVALS_PER_PARAMETER * (len(spec.free) + 1)
+    found = prentice_refit(nll, starts, fixed_z.get(li), gap_floor, maxfev=maxfev,
+                           log_scale_bounds=bounds)
     on_all = nll if target is full else PrenticeNLL(zd.uncensored)
     if found is not None and target is not full:
         # polished on all of it in the same coordinates (scipy's are ill-conditioned

@@ -209,6 +209,20 @@ class PrenticeFit:
     nfev: int
 
 
+def _loc_of(t_gap: float, nll: PrenticeNLL, loc: float | None, gap_floor: float) -> float:
+    """The location: ``loc`` where fixed, else ``gap_floor + e^t_gap`` below ``nll.edge``."""
+    return loc if loc is not None else nll.edge - gap_floor - math.exp(float(t_gap))
+
+
+def _fit_at(q: float, mu: float, sigma: float, at: float, res, n: int,
+            log_scale_bounds: tuple[float, float]) -> PrenticeFit:
+    """The :class:`PrenticeFit` of a local run ``res`` that ended at these coordinates."""
+    stacy = to_stacy(q, mu, sigma, log_scale_bounds)
+    theta = None if stacy is None else np.array([stacy[0], stacy[1], at, stacy[2]])
+    return PrenticeFit(theta, q, mu, sigma, at, res.fun * n, bool(res.success),
+                       res.message, res.nfev)
+
+
 def refit(nll: PrenticeNLL, starts: list, loc: float | None, gap_floor: float,
           maxfev: int = 3000,
           log_scale_bounds: tuple[float, float] = (-LOG_SCALE_LIMIT, LOG_SCALE_LIMIT)
@@ -233,9 +247,8 @@ def refit(nll: PrenticeNLL, starts: list, loc: float | None, gap_floor: float,
     n = max(nll.n, 1)
 
     def unpack(t):
-        q, mu, sigma = float(t[0]), float(t[1]), math.exp(float(t[2]))
-        at = nll.edge - gap_floor - math.exp(float(t[3])) if free_loc else loc
-        return q, mu, sigma, at
+        return (float(t[0]), float(t[1]), math.exp(float(t[2])),
+                _loc_of(t[3] if free_loc else 0.0, nll, loc, gap_floor))
 
     def objective(t) -> float:
         return nll(*unpack(t)) / n
@@ -257,11 +270,7 @@ def refit(nll: PrenticeNLL, starts: list, loc: float | None, gap_floor: float,
             best = res
     if best is None or not math.isfinite(best.fun):
         return None
-    q, mu, sigma, at = unpack(best.t)
-    stacy = to_stacy(q, mu, sigma, log_scale_bounds)
-    theta = None if stacy is None else np.array([stacy[0], stacy[1], at, stacy[2]])
-    return PrenticeFit(theta, q, mu, sigma, at, best.fun * n, bool(best.success),
-                       best.message, best.nfev)
+    return _fit_at(*unpack(best.t), best, n, log_scale_bounds)
 
 
 def nearest_expressible(nll: PrenticeNLL, found: PrenticeFit, loc: float | None,
@@ -294,23 +303,21 @@ def nearest_expressible(nll: PrenticeNLL, found: PrenticeFit, loc: float | None,
     n = max(nll.n, 1)
     side = 1.0 if found.q >= 0 else -1.0
     start = [found.mu, math.log(found.sigma)]
-    if free_loc:
+    if free_loc:  # (found's own gap above gap_floor, positive but for rounding)
         start.append(math.log(max(nll.edge - found.loc - gap_floor, 1e-300)))
     for rung in (r for r in Q_LADDER if r > abs(found.q)):
         q = side * rung
 
         def unpack(t, q=q):
-            at = nll.edge - gap_floor - math.exp(float(t[2])) if free_loc else loc
-            return q, float(t[0]), math.exp(float(t[1])), at
+            return (q, float(t[0]), math.exp(float(t[1])),
+                    _loc_of(t[2] if free_loc else 0.0, nll, loc, gap_floor))
 
         res = minimize_local(lambda t, unpack=unpack: nll(*unpack(t)) / n,
                              np.array(start), maxfev=maxfev)
         if not math.isfinite(res.fun):
             continue
-        q, mu, sigma, at = unpack(res.t)
-        stacy = to_stacy(q, mu, sigma, log_scale_bounds)
-        if stacy is not None:
-            return PrenticeFit(np.array([stacy[0], stacy[1], at, stacy[2]]), q, mu, sigma,
-                               at, res.fun * n, bool(res.success), res.message, res.nfev)
+        near = _fit_at(*unpack(res.t), res, n, log_scale_bounds)
+        if near.theta is not None:
+            return near
         start = list(res.t)  # (the next rung starts from this one's optimum)
     return None
