@@ -75,7 +75,7 @@ from .start_choice import cover_regimes, distinct
 from .sufficient import sufficient_statistic_fit
 from .symmetries import absorbs_fixed_scale, at_scale, canonical_scale, shapes_absorb_scale
 from .tight_ends import tighten_shape_ends
-from .time_budget import budget_scope, budget_seconds, start_budget
+from .time_budget import budget_scope, budget_seconds, spent, start_budget
 from .unimodal import single_maximum
 from .user_optimizer import USER_OPTIMIZER, run_user_optimizer
 
@@ -1402,6 +1402,8 @@ def _towards_open_ends(spec: FitSpec, best, full, fixed_z: dict, summary, gap_fl
         fixed_z = {**fixed_z, spec.n_shapes + 1: float(canon[-1])}
     deadline = _walk_deadline(first_seconds)
     for j, end, direction in open_ends_near(spec.dist, best.theta, fixed_z, spec.n_shapes):
+        if spent():  # (the fit's time budget: see _walk_to_open_end)
+            return best
         walked = _walk_to_open_end(spec, best, j, end, direction, full, fixed_z, summary,
                                    gap_floor, attempts, deadline)
         if walked is None:
@@ -1449,6 +1451,12 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
     maxfev = PROBE_EVALS_PER_PARAMETER * len(spec.free)
     both_free = spec.loc_index not in fixed_z and spec.loc_index + 1 not in fixed_z
     for k, value in enumerate(ladder):
+        if spent():
+            # the fit's time budget ran out (its densities grew costly): a re-fit would
+            # still pay for its start, and one density at the next rung may cost
+            # seconds (nct's at nc = 1e4: 5 s for 60 points, then an overflow)
+            cut = True
+            break
         start = moment_transported(spec.dist, theta, j, value, spec.n_shapes) \
             if both_free else None
         res = _refit_with_shape_held(spec, theta if start is None else start, j, value,

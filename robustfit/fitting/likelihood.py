@@ -149,6 +149,10 @@ class CompleteNLL:
         self.zmax = float(z.max()) if z.size else 0.0
         self._private_ok = True
         self._scalar_ok = True
+        # which private call has returned a whole array once: after that, an exception
+        # from it is the point's (boost's overflow in nct's density at nc = 1e4), not a
+        # sign that it cannot take such arguments
+        self._proven: str | None = None
         self._batch_ok = True  # rows of parameters in one _logpdf call (see many)
         self._batch_checked = False
         self.nfev = 0
@@ -233,6 +237,8 @@ class CompleteNLL:
                 u = (self.z - loc) / scale
                 logpdf = self._logpdf(u, *args)
             except Exception:
+                if self._batch_checked:  # (rows agreed before: a point failed, not rows)
+                    return None
                 logpdf = None
             if logpdf is None or np.shape(logpdf) != u.shape:
                 self._batch_ok = False
@@ -269,19 +275,35 @@ class CompleteNLL:
                 # scalar shapes, as scipy's own fit passes them to _logpdf
                 logpdf = self._logpdf(u, *shapes)
             except Exception:
+                if self._proven == "scalar":
+                    return self._public_sum(u, shapes)
                 logpdf = None
             if type(logpdf) is np.ndarray and logpdf.shape == u.shape:
+                self._proven = "scalar"
                 return float(logpdf.sum())
             if logpdf is not None and np.shape(logpdf) == u.shape:
+                self._proven = "scalar"
                 return float(np.sum(logpdf))
             self._scalar_ok = False  # this _logpdf wants shapes shaped like x
+            self._proven = None
         if self._private_ok:
             try:
                 args = [np.broadcast_to(np.asarray(s, dtype=float), u.shape)
                         for s in shapes]
-                return float(np.sum(self._logpdf(u, *args)))
+                total = float(np.sum(self._logpdf(u, *args)))
+                self._proven = "broadcast"
+                return total
             except Exception:
-                self._private_ok = False
+                if self._proven != "broadcast":
+                    self._private_ok = False
+        return self._public_sum(u, shapes)
+
+    def _public_sum(self, u: np.ndarray, shapes) -> float:
+        """The sum by scipy's public ``logpdf``, which takes the shapes as arrays (a
+        private one that raised on Python floats -- a division by a shape of 0 -- may
+        not), or NaN where that raises too: one failed point leaves the faster private
+        path in place for the others (it had been given up for good, and a fit went on
+        at the public one's price after a single overflow)."""
         try:
             return float(np.sum(self.dist.logpdf(u, *shapes)))
         except Exception:

@@ -141,6 +141,43 @@ def test_complete_nll_broadcasts_shapes_for_a_logpdf_that_needs_it():
     assert nll._private_ok  # the fast private path, with broadcast shapes
 
 
+class _OverflowingNormal(stats.rv_continuous):
+    """N(0, c^2) whose private _logpdf raises for c > 10, as boost's nct density
+    overflows at nc = 1e4; counts the calls of the public logpdf."""
+
+    public_calls = 0
+
+    def _logpdf(self, x, c):
+        if np.any(np.asarray(c) > 10):
+            raise OverflowError("tgamma overflow")
+        return -0.5 * (x / c) ** 2 - np.log(c * np.sqrt(2 * np.pi))
+
+    def logpdf(self, x, *args, **kwds):
+        type(self).public_calls += 1
+        return super().logpdf(x, *args, **kwds)
+
+
+def test_one_failing_point_keeps_the_private_path_for_the_others():
+    dist = _OverflowingNormal(name="overflowing_normal", shapes="c")
+    z = np.sort(stats.norm.rvs(scale=2.0, size=100, random_state=5))
+    nll = CompleteNLL(dist, z)
+    good = np.array([2.0, 0.1, 1.0])
+    expected = -np.sum(stats.norm.logpdf(z, loc=0.1, scale=2.0))
+    np.testing.assert_allclose(nll(good), expected, rtol=1e-12)
+    assert nll(np.array([20.0, 0.1, 1.0])) == np.inf  # the point fails (public too)
+    before = _OverflowingNormal.public_calls
+    np.testing.assert_allclose(nll(good), expected, rtol=1e-12)
+    assert _OverflowingNormal.public_calls == before  # still the private path
+    assert nll._private_ok and nll._scalar_ok
+    # rows of points in one call: a row that fails leaves the batching in place
+    rows = [good, good * [1, 1, 1.01], np.array([20.0, 0.1, 1.0])]
+    first = nll.many(rows[:2])
+    assert nll._batch_ok and np.isfinite(first).all()
+    values = nll.many(rows)
+    assert values[2] == np.inf and values[:2] == first
+    assert nll._batch_ok
+
+
 def test_a_start_whose_gradient_is_noise_is_nudged():
     # a likelihood that jitters next to its start, as scipy's kappa4 does next to its
     # special case h = k = 0 (4e-5 over steps of 1e-8): no BFGS step from the start

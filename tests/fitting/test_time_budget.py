@@ -59,6 +59,9 @@ def test_a_fit_drawn_to_a_costly_limit_stops_at_its_budget(monkeypatch):
     assert "time budget is spent" in res.message
     assert np.all(np.isfinite(tuple(res))) and np.isfinite(res.nll)
     assert res.nll <= -np.sum(dist.logpdf(x, 5.0, loc=0.5, scale=0.3))
+    # no walk towards df's open end starts once the budget is spent: each re-fit would
+    # pay for its start, at the costliest densities of the family
+    assert not any(a.start == "open_end" for a in res.attempts)
 
 
 def test_an_ordinary_fit_is_not_touched_by_the_budget():
