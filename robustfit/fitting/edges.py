@@ -18,7 +18,8 @@ from .optimizer import LocalResult, minimize_local
 from .parameterization import Parameterization
 
 EDGE_GAP = 1e-3  # a gap (standardised units) this small means "heading for the edge"
-UNBOUNDED_AT_EDGE = "the likelihood is unbounded at the support's edge"
+UNBOUNDED = "the likelihood is unbounded"  # (the lead of every such reason)
+UNBOUNDED_AT_EDGE = f"{UNBOUNDED} at the support's edge"
 # a rise over two decades of the gap this close to the rise over four is a step, not
 # a logarithm's growth (whose ratio is 1/2)
 STEP_RATIO = 0.8

@@ -20,6 +20,7 @@ from .domain_ends import interior_values, shapes_on_domain_end
 from .edge_spacing import end_one_spacing_out
 from .edges import (
     EDGE_GAP,
+    UNBOUNDED,
     UNBOUNDED_AT_EDGE,
     settle_on_edge,
     singular_end_on_observation,
@@ -57,7 +58,7 @@ from .open_ends import (
     probe_values,
     rounding_of,
 )
-from .optimizer import Race, minimize_local
+from .optimizer import TIME_BUDGET_SPENT, Race, minimize_local
 from .parameterization import Parameterization
 from .result import Attempt, FitResult
 from .shape_plateau import off_shape_plateau
@@ -1028,10 +1029,8 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     nll = full(theta)
     valid = bool(np.isfinite(nll) and np.all(np.isfinite(theta)))
     success = valid and best.success
-    message = ("converged" if success else "no maximum of the likelihood exists"
-               if valid and RUNS_AWAY in best.message
-               else "optimiser did not report convergence"
-               if valid else "no parameters with a finite likelihood were found")
+    message = ("converged" if success else _why_unconverged(best.message) if valid
+               else "no parameters with a finite likelihood were found")
     spike = _spike_within_reach(spec, theta, fixed_z, zd) if success else None
     if spike is not None:
         success, message = False, spike
@@ -1047,6 +1046,17 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
             theta, nll = snapped, full(snapped)
             message += "; an end of the support moved to its least gap from the data"
     return theta, nll, success, f"{message} ({best.message})", best.start, attempts
+
+
+def _why_unconverged(detail: str) -> str:
+    """The lead of an unconverged fit's message, from its stages' ``detail``: the
+    reason a user acts on first (no maximum exists; the time budget ran out), where
+    they found one; else that the optimiser did not report convergence."""
+    if RUNS_AWAY in detail or UNBOUNDED in detail:
+        return "no maximum of the likelihood exists"
+    if TIME_BUDGET_SPENT in detail:
+        return "the fit's time budget ran out before the optimiser converged"
+    return "optimiser did not report convergence"
 
 
 PRENTICE_RTOL = 1e-12  # relative: a maximum in Prentice's coordinates must beat the fit's
@@ -1150,7 +1160,7 @@ def _spike_within_reach(spec: FitSpec, theta, fixed_z: dict, zd: FitData) -> str
 
 def _unbounded_at_spikes(where: str) -> str:
     """Why a density infinite at ``loc`` (``where``: at which shapes) leaves no maximum."""
-    return (f"the likelihood is unbounded: {where} the density is infinite at loc, and "
+    return (f"{UNBOUNDED}: {where} the density is infinite at loc, and "
             "loc on an observation makes the likelihood infinite, so no maximum exists")
 
 

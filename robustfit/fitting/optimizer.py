@@ -21,6 +21,8 @@ from ..optimize.bfgs import Bundle, guarded_bfgs
 from ..optimize.events import EventLog
 from .time_budget import spent
 
+TIME_BUDGET_SPENT = "the fit's time budget is spent"  # (a fit's message reads it)
+
 
 @dataclass
 class LocalResult:
@@ -102,9 +104,9 @@ class _BestTracker:
         """Stop once the fit's time budget is spent (never before the run's first
         evaluation: a run always has its start's value)."""
         if self.nfev and spent():
-            raise _TimeSpent(f"stopped after {self.nfev} evaluations: the fit's time "
-                             "budget is spent (its evaluations grew far costlier than "
-                             "at the start)")
+            raise _TimeSpent(f"stopped after {self.nfev} evaluations: "
+                             f"{TIME_BUDGET_SPENT} (its evaluations grew far costlier "
+                             "than at the start)")
 
     def _keep(self, t, val: float) -> float:
         """``val`` with NaN/inf made ``inf``; ``t`` kept if it is the best so far."""

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
+from scipy import stats
 
+import robustfit
 from robustfit.fitting import edges
+from robustfit.fitting.edges import UNBOUNDED_AT_EDGE
 
 
 def _bowl(calls: dict, batched: bool):
@@ -38,3 +42,15 @@ def test_the_reduced_fit_on_the_edge_evaluates_gradients_in_one_batch():
         np.testing.assert_allclose(res.t[1:], [1.0, -2.0], atol=1e-6)
     np.testing.assert_array_equal(results[True].t, results[False].t)
     assert results[True].fun == results[False].fun
+
+
+@pytest.mark.parametrize("dist", [stats.gamma, stats.weibull_min, stats.chi2])
+def test_an_unbounded_edge_leads_the_message(dist):
+    # five points, loc free: the likelihood grows without bound as loc closes on the
+    # smallest (a shape below 1); the message had opened "optimiser did not report
+    # convergence (BFGS: converged ...", the reason 300 characters further on
+    x = 1e-3 + 1e-9 * stats.expon.rvs(size=5, random_state=np.random.default_rng(11))
+    res = robustfit.fit(dist, x)
+    assert not res.success
+    assert res.message.startswith("no maximum of the likelihood exists"), res.message
+    assert UNBOUNDED_AT_EDGE in res.message

@@ -57,6 +57,7 @@ def test_a_fit_drawn_to_a_costly_limit_stops_at_its_budget(monkeypatch):
     assert time.perf_counter() - started < 30
     assert not res.success
     assert "time budget is spent" in res.message
+    assert res.message.startswith("the fit's time budget ran out")  # (the reason first)
     assert np.all(np.isfinite(tuple(res))) and np.isfinite(res.nll)
     assert res.nll <= -np.sum(dist.logpdf(x, 5.0, loc=0.5, scale=0.3))
     # no walk towards df's open end starts once the budget is spent: each re-fit would
