@@ -52,6 +52,49 @@ def closed_form_mle(dist, x: np.ndarray, fixed: dict) -> np.ndarray | None:
     return np.asarray(theta, dtype=float)
 
 
+LimitForm = Callable[[np.ndarray, dict], "tuple[list, str] | None"]
+_LIMITS: dict[str, LimitForm] = {}
+
+
+def _register_limit(name: str):
+    def deco(fn: LimitForm) -> LimitForm:
+        _LIMITS[name] = fn
+        return fn
+    return deco
+
+
+def closed_form_limit(dist, x: np.ndarray, fixed: dict) -> tuple[np.ndarray, str] | None:
+    """Where a closed form proves that the likelihood of ``dist`` on ``x`` has no
+    maximum -- its supremum is a limit that the family's finite parameters only
+    approach -- the parameters at which that approach is reported (a fixed value of
+    the shape that runs away, :data:`LIMIT_LADDER_END`, the same at every magnitude;
+    the likelihood there is the supremum's to rounding) and what the limit is; else
+    None.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> x = np.array([0.0, 0.1, 0.3, 0.7, 1.5, 3.1])  # exponential-looking
+    >>> theta, why = closed_form_limit(stats.laplace_asymmetric, x, {})
+    >>> float(theta[0]), float(theta[1])  # kappa -> 0, loc on the smallest observation
+    (1e-12, 0.0)
+    >>> nll = stats.laplace_asymmetric.nnlf(theta, x)
+    >>> bool(np.isclose(nll, x.size * np.log(np.mean(x)) + x.size, rtol=1e-14))
+    True
+    """
+    fn = _LIMITS.get(getattr(dist, "name", ""))
+    if fn is None or type(dist).__module__.split(".")[0] != "scipy":
+        return None
+    with np.errstate(all="ignore"):
+        out = fn(x, fixed)
+    if out is None:
+        return None
+    theta, why = out
+    theta = np.asarray(theta, dtype=float)
+    return (theta, why) if np.all(np.isfinite(theta)) else None
+
+
 def _loc_scale(fixed, loc_index):
     return fixed.get(loc_index), fixed.get(loc_index + 1)
 
@@ -490,6 +533,36 @@ def _loguniform(x, fixed):
     return [lo * (1 - eps), hi * (1 + eps), loc, scale]
 
 
+def _laplace_asymmetric_profile(x, loc):
+    """``(S+, S-)`` at a fixed ``loc``, or, with loc free, ``(loc, S+, S-)`` at the
+    observation that maximises the profile likelihood, or None where a limit beats
+    every observation (:func:`_laplace_asymmetric_limit`). The profile NLL at loc
+    ``m`` is ``2n log(√S+ + √S-) - n log n + n`` (see :func:`_laplace_asymmetric`)."""
+    if loc is not None:
+        return None, float(np.sum(np.maximum(x - loc, 0.0))), float(
+            np.sum(np.maximum(loc - x, 0.0)))
+    n = x.size
+    xs = np.sort(x - np.median(x))
+    below = np.concatenate(([0.0], np.cumsum(xs)[:-1]))  # Σ x_j for j < i
+    above = np.sum(xs) - below - xs                          # Σ x_j for j > i
+    idx = np.arange(n)
+    lower_all = idx * xs - below
+    upper_all = above - (n - 1 - idx) * xs
+    inside = (lower_all > 0) & (upper_all > 0)
+    if not np.any(inside):
+        return None
+    h = np.where(inside, np.sqrt(np.maximum(upper_all, 0.0))
+                 + np.sqrt(np.maximum(lower_all, 0.0)), np.inf)
+    i = int(np.argmin(h))
+    # the profile at the two ends (kappa running to 0 or to infinity) is a limit of
+    # the family; an interior maximum exists only where it is lower than both
+    if not h[i] < min(np.sqrt(upper_all[0]), np.sqrt(lower_all[-1])):
+        return None
+    loc = float(np.sort(x)[i])
+    return loc, float(np.sum(np.maximum(x - loc, 0.0))), float(
+        np.sum(np.maximum(loc - x, 0.0)))
+
+
 @_register("laplace_asymmetric")
 def _laplace_asymmetric(x, fixed):
     """With loc ``m`` the scores give ``kappa = (S-/S+)**(1/4)`` and
@@ -502,32 +575,54 @@ def _laplace_asymmetric(x, fixed):
     kappa, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
     if kappa is not None or scale is not None:
         return None
-    n = x.size
-    if loc is not None:
-        upper, lower = np.sum(np.maximum(x - loc, 0.0)), np.sum(np.maximum(loc - x, 0.0))
-    else:
-        xs = np.sort(x - np.median(x))
-        below = np.concatenate(([0.0], np.cumsum(xs)[:-1]))  # Σ x_j for j < i
-        above = np.sum(xs) - below - xs                          # Σ x_j for j > i
-        idx = np.arange(n)
-        lower_all = idx * xs - below
-        upper_all = above - (n - 1 - idx) * xs
-        inside = (lower_all > 0) & (upper_all > 0)
-        if not np.any(inside):
-            return None
-        h = np.where(inside, np.sqrt(np.maximum(upper_all, 0.0))
-                     + np.sqrt(np.maximum(lower_all, 0.0)), np.inf)
-        i = int(np.argmin(h))
-        # the profile at the two ends (kappa running to 0 or to infinity) is a limit of
-        # the family; an interior maximum exists only where it is lower than both
-        if not h[i] < min(np.sqrt(upper_all[0]), np.sqrt(lower_all[-1])):
-            return None
-        loc = float(np.sort(x)[i])
-        upper, lower = np.sum(np.maximum(x - loc, 0.0)), np.sum(np.maximum(loc - x, 0.0))
+    profile = _laplace_asymmetric_profile(x, loc)
+    if profile is None:
+        return None
+    loc, upper, lower = profile if loc is None else (loc, *profile[1:])
     if not (upper > 0 and lower > 0):
         return None
     kappa = (lower / upper) ** 0.25
-    return [kappa, loc, (kappa * upper + lower / kappa) / n]
+    return [kappa, loc, (kappa * upper + lower / kappa) / x.size]
+
+
+# a limit of a family is reported at this value of the shape that approaches it (the
+# last probe of .open_ends' ladders, 1e12 or 1e-12): the same at every magnitude
+LIMIT_LADDER_END = 1e12
+
+
+@_register_limit("laplace_asymmetric")
+def _laplace_asymmetric_limit(x, fixed):
+    """Where the profile over loc is lowest at an end (with loc fixed: where every
+    observation lies on one side of it), the likelihood has no maximum: it rises as
+    kappa runs to 0 (to infinity), towards the exponential law above the smallest
+    observation (below the largest) whose mean is ``S+/n`` (``S-/n``) -- the
+    profile's value at that end. Reported at ``kappa = 1e-12`` (``1e12``) with
+    ``scale = 1e-12 * mean``, where the density is that law's to rounding
+    (``log(1 + kappa**2)`` vanishes in float64)."""
+    kappa, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
+    if kappa is not None or scale is not None or x.size < 2:
+        return None
+    if loc is None:
+        if _laplace_asymmetric_profile(x, None) is not None:
+            return None  # an interior maximum (_laplace_asymmetric)
+        lo, hi = float(np.min(x)), float(np.max(x))
+        upper, lower = float(np.sum(x - lo)), float(np.sum(hi - x))
+        if not (upper > 0 and lower > 0):
+            return None
+        above = upper <= lower  # (the end whose profile, sqrt(S+) or sqrt(S-), is lower)
+        loc, upper, lower = (lo, upper, 0.0) if above else (hi, 0.0, lower)
+    else:
+        _, upper, lower = _laplace_asymmetric_profile(x, loc)
+        if (upper > 0) == (lower > 0):
+            return None  # an interior maximum, or no spread
+        above = upper > 0
+    mean = (upper if above else lower) / x.size
+    kappa = 1.0 / LIMIT_LADDER_END if above else LIMIT_LADDER_END
+    where = "above the smallest" if above else "below the largest"
+    return [kappa, loc, mean / LIMIT_LADDER_END], (
+        f"the likelihood rises as kappa runs to {'0' if above else 'infinity'}, towards "
+        f"the exponential law {where} observation (the family's limit there); reported "
+        f"at kappa = {kappa:g}, where the density is that law's to rounding")
 
 
 @_register("loglaplace")

@@ -16,7 +16,9 @@ class Attempt:
     ----------
     start : str
         The start strategy that produced the initial point (``"closed_form"``,
-        ``"moments"``, ``"quantiles"``, ``"scipy_fitstart"``, ``"user"``, ...).
+        ``"moments"``, ``"quantiles"``, ``"scipy_fitstart"``, ``"user"``, ...;
+        ``"closed_form_limit"``: a closed form proved that no maximum exists and
+        gave the limit of the family that the likelihood rises to).
     stage : str
         ``"start"`` for a scored candidate, ``"optimize"`` for a local optimisation,
         ``"polish"`` for the final polish on the full data.

@@ -362,6 +362,45 @@ def test_laplace_asymmetric_is_equivariant():
                                rtol=1e-12)
 
 
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+@pytest.mark.parametrize("b, a", [(0.0, 1.0), (1e5, 1e-2), (-1e-3, 1e-6)])
+def test_laplace_asymmetric_on_exponential_data_reports_the_limit(sign, b, a):
+    # exponential-looking data: the profile over loc is lowest at an end, so no maximum
+    # exists; the likelihood rises towards the exponential law on the extreme
+    # observation. The optimiser had crawled there for 1600 evaluations and stopped
+    # 0.23 units short ("optimiser did not report convergence", the fuzz's 40 points)
+    z = sign * stats.expon.rvs(size=40, random_state=np.random.default_rng(5))
+    x = b + a * z
+    res = robustfit.fit(stats.laplace_asymmetric, x)
+    assert not res.success and res.start == "closed_form_limit"
+    assert res.message.startswith("no maximum of the likelihood exists")
+    end = x.min() if sign > 0 else x.max()
+    assert res[1] == end  # exactly the observation (a far shape forgives no rounding)
+    assert res[0] == (1e-12 if sign > 0 else 1e12)
+    limit = x.size * np.log(np.mean(np.abs(x - end))) + x.size  # the exponential's
+    np.testing.assert_allclose(res.nll, limit, rtol=1e-13)
+    assert res.nll == pytest.approx(nll(stats.laplace_asymmetric, tuple(res), x),
+                                    rel=1e-14)
+    assert res.nll <= nll(stats.laplace_asymmetric, stats.laplace_asymmetric.fit(x), x)
+    # the same member at every magnitude (to the rounding of b + a z: 1e-9 of a at 1e5)
+    unit = robustfit.fit(stats.laplace_asymmetric, z)
+    np.testing.assert_allclose([res[0], (res[1] - b) / a, res[2] / a], tuple(unit),
+                               rtol=1e-7, atol=1e-8)
+    # loc held at the extreme observation: every value on one side, the same limit
+    held = robustfit.fit(stats.laplace_asymmetric, x, floc=end)
+    assert not held.success and held.start == "closed_form_limit"
+    np.testing.assert_allclose(tuple(held), tuple(res), rtol=1e-12)
+
+
+def test_laplace_asymmetric_with_an_interior_maximum_gets_no_limit():
+    from robustfit.fitting.closed_form import closed_form_limit
+
+    x = draw(stats.laplace_asymmetric, (1.7,), 1.0, 2.0)
+    assert closed_form_limit(stats.laplace_asymmetric, x, {}) is None
+    assert closed_form_limit(stats.laplace_asymmetric, x, {1: 1.0}) is None
+    assert closed_form_limit(stats.laplace_asymmetric, x, {0: 1.7}) is None  # (f0)
+
+
 def test_loglaplace_fixed_loc_is_laplace_on_the_logs():
     x = draw(stats.loglaplace, (3.2,), 0.0, 2.0)
     c, loc, scale = robustfit.fit(stats.loglaplace, x, floc=0)
