@@ -43,9 +43,9 @@ from .guesses import (
     fit_into_support,
     generate_candidates,
 )
-from .johnson_limits import RISES_TO_SL, SL_GAP_FRACTION, su_near_sl
 from .knots import knot_shapes, knots_on_observations
 from .likelihood import CensoredNLL, CompleteNLL, plausible_ceiling, support, valid_shapes
+from .limit_laws import RISES_TO_LIMIT_LAW, limit_laws
 from .loc_profile import loc_profile_start
 from .moment_fit import SOLVED_RESIDUAL, moment_objective
 from .normalization import density_mass, mass_is_off
@@ -1038,7 +1038,7 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
         best = _loc_centred_if_free(spec, best, full, fixed_z, summary, gap_floor,
                                     attempts)
         if not zd.censored:
-            best = _towards_johnson_sl(spec, best, target, full, fixed_z, summary,
+            best = _towards_limit_laws(spec, best, target, full, fixed_z, summary,
                                        gap_floor, attempts)
 
     theta = best.theta
@@ -1078,60 +1078,57 @@ def _why_unconverged(detail: str) -> str:
     """The lead of an unconverged fit's message, from its stages' ``detail``: the
     reason a user acts on first (no maximum exists; the time budget ran out), where
     they found one; else that the optimiser did not report convergence."""
-    if RUNS_AWAY in detail or UNBOUNDED in detail or RISES_TO_SL in detail:
+    if RUNS_AWAY in detail or UNBOUNDED in detail or RISES_TO_LIMIT_LAW in detail:
         return NO_MAXIMUM
     if TIME_BUDGET_SPENT in detail:
         return "the fit's time budget ran out before the optimiser converged"
     return "optimiser did not report convergence"
 
 
-SL_START = "johnson_sl"  # (the start of Johnson's SU at its lognormal boundary)
+LIMIT_LAW_START = "limit_law"  # (the start of a member standing for a limit law)
 
 
-def _towards_johnson_sl(spec: FitSpec, best, target, full, fixed_z: dict, summary,
+def _towards_limit_laws(spec: FitSpec, best, target, full, fixed_z: dict, summary,
                         gap_floor: float, attempts: list):
-    """scipy's johnsonsu with every parameter free: ``best``, or, where a lognormal law
-    of ``x - loc`` or ``loc - x`` (robustfit's own fit, loc free) is more likely, the
-    SU member that stands for that limit of the family (:mod:`.johnson_limits`),
+    """With every parameter free (exact data): ``best``, or, where a law that the
+    family reaches only in a limit (:mod:`.limit_laws`; robustfit's own fit of the
+    law's family, loc free) is more likely, the member that stands for that law,
     ``success=False``: the likelihood has no maximum there. A local run from that
-    member that climbs to a more likely interior point (the scale back away from 0)
-    replaces it."""
-    if type(spec.dist) is not type(stats.johnsonsu) or fixed_z or spec.optimizer:
+    member that climbs to a more likely point away from the limit (an interior
+    maximum) replaces it."""
+    laws = limit_laws(spec.dist)
+    if not laws or fixed_z or spec.optimizer:
         return best
     z = full.z
-    limits = []
-    # (only the lognormal law skewed as the sample is: the other one's fit runs to its
-    # normal limit, which SU's own near-normal members match; that fit cost 57 ms)
     third = float(np.mean((z - np.mean(z)) ** 3))
-    for side in (1, -1) if third == 0 else (int(np.sign(third)),):
-        sl = fit(stats.lognorm, side * z)
-        theta = su_near_sl(*sl, side, z) if sl.success else None
+    found = []
+    for law in laws:
+        if law.skew_sign is not None and third != 0 and np.sign(third) != law.skew_sign:
+            continue
+        law_fit = fit(law.dist, law.side * z)
+        theta = law.member(np.asarray(law_fit), z) if law_fit.success else None
         if theta is None:
             continue
         value = full(theta)
-        # (its likelihood must be the lognormal's: scipy's SU formula at the member)
-        if abs(value - sl.nll) <= 1e-9 * max(1.0, abs(sl.nll)):
-            limits.append((value, theta, side, float(sl[0])))
+        # (its likelihood must be the law's: the family's formula at that member)
+        if abs(value - law_fit.nll) <= 1e-9 * max(1.0, abs(law_fit.nll)):
+            found.append((value, theta, law))
     tol = PRENTICE_RTOL * max(1.0, abs(best.nll))
-    if not limits or not min(limits, key=lambda v: v[0])[0] < best.nll - tol:
+    if not found or not min(found, key=lambda v: v[0])[0] < best.nll - tol:
         return best
-    value, theta, side, shape = min(limits, key=lambda v: v[0])
-    attempts.append(Attempt(SL_START, "start", tuple(theta), tuple(theta), value, True,
-                            "the lognormal boundary of the family", 1))
-    res = _optimize_from(spec, Candidate(SL_START, theta), target, None, fixed_z,
+    value, theta, law = min(found, key=lambda v: v[0])
+    attempts.append(Attempt(LIMIT_LAW_START, "start", tuple(theta), tuple(theta), value,
+                            True, law.name, 1))
+    res = _optimize_from(spec, Candidate(LIMIT_LAW_START, theta), target, None, fixed_z,
                          summary, gap_floor)
     attempts.append(res.attempt)
     if res.theta is not None and not res.abandoned:
         inner = full(res.theta) if target is not full else res.value
-        gap = float(np.min(np.abs(z - res.theta[2])))
-        if inner < value - tol and res.theta[3] > 1e3 * SL_GAP_FRACTION * gap:
-            return _Best.of(res, inner, SL_START)  # an interior maximum beyond it
-    law = "x - loc" if side > 0 else "loc - x"
-    message = (f"{RISES_TO_SL}, the lognormal law of {law} with shape {shape:.6g}, as the "
-               f"scale runs to 0; reported at scale = {SL_GAP_FRACTION:g} times the gap "
-               f"between loc and the nearest observation, where the density is that "
-               f"law's to rounding ({best.message})")
-    return _Best(value, theta, False, SL_START, message,
+        if inner < value - tol and not law.at_limit(res.theta, z):
+            return _Best.of(res, inner, LIMIT_LAW_START)  # an interior maximum beyond it
+    message = (f"{RISES_TO_LIMIT_LAW}: {law.name}; reported at the member that stands "
+               f"for it, whose density is that law's to rounding ({best.message})")
+    return _Best(value, theta, False, LIMIT_LAW_START, message,
                  value if target is full else target(theta), None)
 
 

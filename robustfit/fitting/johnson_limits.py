@@ -13,12 +13,12 @@ johnsonsu(2.55, 2.25) the fit stopped after 2000 evaluations, 7e-5 log-likelihoo
 units below the reflected lognormal fit, with ``a = 14.2`` and a different point at
 every magnitude.
 
-Here the lognormal fits of ``x`` and of ``-x`` (robustfit's own, loc free) give that
-boundary's best member directly, and :func:`su_near_sl` the SU member that stands for
-it: the scale :data:`SL_GAP_FRACTION` of the gap between loc and the nearest
-observation, where the two densities agree to rounding on every observation (the
-next term of ``asinh`` is ``1 / (4u^2)``, ``u >= 1e8``), the same member at every
-magnitude of the data.
+The lognormal fits of ``x`` or of ``-x`` (robustfit's own, loc free; see
+:mod:`.limit_laws`) give that boundary's best member directly, and :func:`su_near_sl`
+the SU member that stands for it: the scale :data:`SL_GAP_FRACTION` of the gap between
+loc and the nearest observation, where the two densities agree to rounding on every
+observation (the next term of ``asinh`` is ``1 / (4u^2)``, ``u >= 1e8``), the same
+member at every magnitude of the data.
 """
 
 from __future__ import annotations
@@ -27,13 +27,11 @@ import math
 
 import numpy as np
 
-__all__ = ["RISES_TO_SL", "SL_GAP_FRACTION", "su_near_sl"]
+__all__ = ["SL_GAP_FRACTION", "su_near_sl"]
 
 # the SU scale that stands for the SL limit, relative to the gap between loc and the
 # observation nearest to it
 SL_GAP_FRACTION = 1e-8
-RISES_TO_SL = ("the likelihood rises towards the lognormal boundary of Johnson's SU "
-               "family (Johnson's SL)")
 
 
 def su_near_sl(s: float, loc: float, scale: float, side: int, x: np.ndarray

@@ -8,7 +8,8 @@ from scipy import stats
 
 import robustfit
 from benchmarks import fit_cases
-from robustfit.fitting.johnson_limits import RISES_TO_SL, SL_GAP_FRACTION, su_near_sl
+from robustfit.fitting.johnson_limits import SL_GAP_FRACTION, su_near_sl
+from robustfit.fitting.limit_laws import RISES_TO_LIMIT_LAW
 
 MAGNITUDES = [(0.0, 1.0), (1e6, 1e4), (-1e-3, 1e-6)]
 
@@ -42,9 +43,9 @@ def test_lognormal_data_get_the_sl_limit_at_every_magnitude(side):
         x = b + a * z
         res = robustfit.fit(stats.johnsonsu, x)
         sl = robustfit.fit(stats.lognorm, side * x)
-        assert not res.success and res.start == "johnson_sl"
+        assert not res.success and res.start == "limit_law"
         assert res.message.startswith("no maximum of the likelihood exists")
-        assert RISES_TO_SL in res.message
+        assert RISES_TO_LIMIT_LAW in res.message and "Johnson's SL" in res.message
         assert res.nll == pytest.approx(sl.nll, rel=1e-10)
         assert res.nll == pytest.approx(-np.sum(stats.johnsonsu.logpdf(x, *res)),
                                         rel=1e-12)
@@ -58,7 +59,7 @@ def test_a_sample_with_an_interior_maximum_is_left_alone():
     dist, shapes = stats.johnsonsu, dict(fit_cases.distcont)["johnsonsu"]
     x = fit_cases.sample(dist, shapes, 1000)
     res = robustfit.fit(dist, x)
-    assert res.success and res.start != "johnson_sl"
+    assert res.success and res.start != "limit_law"
 
 
 def test_the_fuzz_sample_that_crawled():
