@@ -1105,7 +1105,10 @@ def _towards_limit_laws(spec: FitSpec, best, target, full, fixed_z: dict, summar
     for law in laws:
         if law.skew_sign is not None and third != 0 and np.sign(third) != law.skew_sign:
             continue
-        law_fit = fit(law.dist, law.side * z)
+        try:
+            law_fit = fit(law.dist, law.side * z)
+        except RobustFitError:  # (data the law's family refuses: the fit stands)
+            continue
         theta = law.member(np.asarray(law_fit), z) if law_fit.success else None
         if theta is None:
             continue
