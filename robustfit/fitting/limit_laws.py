@@ -99,10 +99,7 @@ def burr12_near_weibull(params, x) -> np.ndarray | None:
     ...                  stats.weibull_min.logpdf(x, 1.7, 2.0, 3.0), rtol=0, atol=1e-9))
     True
     """
-    c, loc, lam = (float(v) for v in params)
-    scale = lam * FAR_SHAPE ** (1.0 / c) if c > 0 else math.nan
-    theta = np.array([c, FAR_SHAPE, loc, scale])
-    return theta if np.all(np.isfinite(theta)) and scale > 0 else None
+    return _far_burr(params, 1.0)
 
 
 def burr_near_frechet(params, x) -> np.ndarray | None:
@@ -111,16 +108,20 @@ def burr_near_frechet(params, x) -> np.ndarray | None:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from scipy import stats
     >>> x = stats.invweibull.rvs(2.5, loc=1.0, scale=2.0, size=200, random_state=0)
-    >>> theta = burr_near_frechet((2.5, 1.0, 2.0), x)
-    >>> bool(np.allclose(stats.burr.logpdf(x, *theta),
-    ...                  stats.invweibull.logpdf(x, 2.5, 1.0, 2.0), rtol=0, atol=1e-9))
+    >>> frechet = stats.invweibull.nnlf((2.5, 1.0, 2.0), x)  # the law's NLL
+    >>> bool(abs(stats.burr.nnlf(burr_near_frechet((2.5, 1.0, 2.0), x), x) - frechet) < 1e-9)
     True
     """
+    return _far_burr(params, -1.0)
+
+
+def _far_burr(params, power: float) -> np.ndarray | None:
+    """A Burr family's ``(c, FAR_SHAPE, loc, lam FAR_SHAPE^(power/c))`` from the limit
+    law's ``(c, loc, lam)``, or None where not finite."""
     c, loc, lam = (float(v) for v in params)
-    scale = lam * FAR_SHAPE ** (-1.0 / c) if c > 0 else math.nan
+    scale = lam * FAR_SHAPE ** (power / c) if c > 0 else math.nan
     theta = np.array([c, FAR_SHAPE, loc, scale])
     return theta if np.all(np.isfinite(theta)) and scale > 0 else None
 
