@@ -18,7 +18,9 @@ class Attempt:
         The start strategy that produced the initial point (``"closed_form"``,
         ``"moments"``, ``"quantiles"``, ``"scipy_fitstart"``, ``"user"``, ...;
         ``"closed_form_limit"``: a closed form proved that no maximum exists and
-        gave the limit of the family that the likelihood rises to).
+        gave the limit of the family that the likelihood rises to; ``"limit_law"``:
+        the member standing for a law the family reaches only in a limit, more
+        likely than the fit, see :mod:`robustfit.fitting.limit_laws`).
     stage : str
         ``"start"`` for a scored candidate, ``"optimize"`` for a local optimisation,
         ``"polish"`` for the final polish on the full data.
