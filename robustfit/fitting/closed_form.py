@@ -14,6 +14,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy import optimize, special
 
+from .families import scipy_family_entry
 from .log_concave import POTENTIALS, log_concave_mle
 from .profile_roots import profile_root_mle
 
@@ -42,8 +43,8 @@ def closed_form_mle(dist, x: np.ndarray, fixed: dict) -> np.ndarray | None:
     >>> round(float(np.sqrt(np.mean(x**2) / 3)), 8)  # the Maxwell scale sqrt(sum x²/3n)
     1.50692844
     """
-    fn = _TABLE.get(getattr(dist, "name", ""))
-    if fn is None or type(dist).__module__.split(".")[0] != "scipy":
+    fn = scipy_family_entry(dist, _TABLE)
+    if fn is None:
         return None
     with np.errstate(all="ignore"):
         theta = fn(x, fixed)
@@ -83,8 +84,8 @@ def closed_form_limit(dist, x: np.ndarray, fixed: dict) -> tuple[np.ndarray, str
     >>> bool(np.isclose(nll, x.size * np.log(np.mean(x)) + x.size, rtol=1e-14))
     True
     """
-    fn = _LIMITS.get(getattr(dist, "name", ""))
-    if fn is None or type(dist).__module__.split(".")[0] != "scipy":
+    fn = scipy_family_entry(dist, _LIMITS)
+    if fn is None:
         return None
     with np.errstate(all="ignore"):
         out = fn(x, fixed)
@@ -533,14 +534,18 @@ def _loguniform(x, fixed):
     return [lo * (1 - eps), hi * (1 + eps), loc, scale]
 
 
-def _laplace_asymmetric_profile(x, loc):
-    """``(S+, S-)`` at a fixed ``loc``, or, with loc free, ``(loc, S+, S-)`` at the
-    observation that maximises the profile likelihood, or None where a limit beats
-    every observation (:func:`_laplace_asymmetric_limit`). The profile NLL at loc
-    ``m`` is ``2n log(√S+ + √S-) - n log n + n`` (see :func:`_laplace_asymmetric`)."""
-    if loc is not None:
-        return None, float(np.sum(np.maximum(x - loc, 0.0))), float(
-            np.sum(np.maximum(loc - x, 0.0)))
+def _gap_sums(x: np.ndarray, loc: float) -> tuple[float, float]:
+    """``(S+, S-)``: the sums of ``x - loc`` above ``loc`` and of ``loc - x`` below it."""
+    return (float(np.sum(np.maximum(x - loc, 0.0))),
+            float(np.sum(np.maximum(loc - x, 0.0))))
+
+
+def _laplace_asymmetric_best_loc(x: np.ndarray) -> float | None:
+    """The observation at which laplace_asymmetric's profile likelihood over loc is
+    highest -- its NLL there ``2n log(sqrt S+ + sqrt S-) - n log n + n`` (see
+    :func:`_laplace_asymmetric`) -- or None where no observation has others on both
+    sides, or where a limit at an end beats every one
+    (:func:`_laplace_asymmetric_limit`)."""
     n = x.size
     xs = np.sort(x - np.median(x))
     below = np.concatenate(([0.0], np.cumsum(xs)[:-1]))  # Σ x_j for j < i
@@ -558,9 +563,7 @@ def _laplace_asymmetric_profile(x, loc):
     # the family; an interior maximum exists only where it is lower than both
     if not h[i] < min(np.sqrt(upper_all[0]), np.sqrt(lower_all[-1])):
         return None
-    loc = float(np.sort(x)[i])
-    return loc, float(np.sum(np.maximum(x - loc, 0.0))), float(
-        np.sum(np.maximum(loc - x, 0.0)))
+    return float(np.sort(x)[i])
 
 
 @_register("laplace_asymmetric")
@@ -575,10 +578,11 @@ def _laplace_asymmetric(x, fixed):
     kappa, (loc, scale) = fixed.get(0), _loc_scale(fixed, 1)
     if kappa is not None or scale is not None:
         return None
-    profile = _laplace_asymmetric_profile(x, loc)
-    if profile is None:
-        return None
-    loc, upper, lower = profile if loc is None else (loc, *profile[1:])
+    if loc is None:
+        loc = _laplace_asymmetric_best_loc(x)
+        if loc is None:
+            return None
+    upper, lower = _gap_sums(x, loc)
     if not (upper > 0 and lower > 0):
         return None
     kappa = (lower / upper) ** 0.25
@@ -603,16 +607,16 @@ def _laplace_asymmetric_limit(x, fixed):
     if kappa is not None or scale is not None or x.size < 2:
         return None
     if loc is None:
-        if _laplace_asymmetric_profile(x, None) is not None:
+        if _laplace_asymmetric_best_loc(x) is not None:
             return None  # an interior maximum (_laplace_asymmetric)
         lo, hi = float(np.min(x)), float(np.max(x))
-        upper, lower = float(np.sum(x - lo)), float(np.sum(hi - x))
+        upper, lower = _gap_sums(x, lo)[0], _gap_sums(x, hi)[1]
         if not (upper > 0 and lower > 0):
             return None
         above = upper <= lower  # (the end whose profile, sqrt(S+) or sqrt(S-), is lower)
         loc, upper, lower = (lo, upper, 0.0) if above else (hi, 0.0, lower)
     else:
-        _, upper, lower = _laplace_asymmetric_profile(x, loc)
+        upper, lower = _gap_sums(x, loc)
         if (upper > 0) == (lower > 0):
             return None  # an interior maximum, or no spread
         above = upper > 0

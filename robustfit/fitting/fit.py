@@ -1116,10 +1116,12 @@ def _towards_limit_laws(spec: FitSpec, best, target, full, fixed_z: dict, summar
         # (its likelihood must be the law's: the family's formula at that member)
         if abs(value - law_fit.nll) <= 1e-9 * max(1.0, abs(law_fit.nll)):
             found.append((value, theta, law))
-    tol = PRENTICE_RTOL * max(1.0, abs(best.nll))
-    if not found or not min(found, key=lambda v: v[0])[0] < best.nll - tol:
+    tol = BETTER_RTOL * max(1.0, abs(best.nll))
+    if not found:
         return best
     value, theta, law = min(found, key=lambda v: v[0])
+    if not value < best.nll - tol:
+        return best
     attempts.append(Attempt(LIMIT_LAW_START, "start", tuple(theta), tuple(theta), value,
                             True, law.name, 1))
     res = _optimize_from(spec, Candidate(LIMIT_LAW_START, theta), target, None, fixed_z,
@@ -1135,7 +1137,9 @@ def _towards_limit_laws(spec: FitSpec, best, target, full, fixed_z: dict, summar
                  value if target is full else target(theta), None)
 
 
-PRENTICE_RTOL = 1e-12  # relative: a maximum in Prentice's coordinates must beat the fit's
+# relative: a point reached by another route (Prentice's coordinates, a limit law)
+# must beat the fit's likelihood by this much to replace it
+BETTER_RTOL = 1e-12
 
 
 def _through_lognormal_member(spec: FitSpec, best, target, full, zd: FitData,
@@ -1181,7 +1185,7 @@ def _through_lognormal_member(spec: FitSpec, best, target, full, zd: FitData,
                                log_scale_bounds=bounds)
     if found is None:
         return best
-    tol = PRENTICE_RTOL * max(1.0, abs(best.nll))
+    tol = BETTER_RTOL * max(1.0, abs(best.nll))
     note = (f"in Prentice's coordinates (Q = {found.q:.4g}; Q = 0 is the lognormal "
             f"member): {found.message}")
     if found.theta is None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from .families import scipy_family_entry
 from .johnson_limits import SL_GAP_FRACTION, su_near_sl
 
 __all__ = ["FAR_SHAPE", "LimitLaw", "RISES_TO_LIMIT_LAW", "limit_laws"]
@@ -142,6 +143,4 @@ _LAWS: dict[str, tuple[LimitLaw, ...]] = {
 def limit_laws(dist) -> tuple[LimitLaw, ...]:
     """The laws that scipy's ``dist`` reaches only in a limit (none for other
     distributions, a user's subclass included)."""
-    if type(dist).__module__.split(".")[0] != "scipy":
-        return ()
-    return _LAWS.get(getattr(dist, "name", ""), ())
+    return scipy_family_entry(dist, _LAWS, ())

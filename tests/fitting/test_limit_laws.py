@@ -88,7 +88,7 @@ def test_a_burr12_sample_with_an_interior_maximum_is_left_alone():
     x = fit_cases.sample(dist, shapes, 1000)
     res = robustfit.fit(dist, x)
     assert res.success and res.start != "limit_law"
-    assert any(a.start == "limit_law" for a in res.attempts) is False
+    assert not any(a.start == "limit_law" for a in res.attempts)
 
 
 def test_frechet_data_fitted_by_burr_reach_the_frechet_law():
