@@ -167,6 +167,38 @@ def _fit_with_gaps_at_edge(f, t, at_edge: list[int], maxfev: int, race, deadline
     return replace(edge, t=full_t, hess_inv=hess_inv)
 
 
+def singular_end_within_reach(dist, theta, free) -> bool:
+    """Whether the standard density at ``theta``'s shapes is infinite at a finite end of
+    the support while ``loc`` is free (``free``: indices of free parameters): ``loc``
+    then moves that end onto the extreme observation, every other observation staying
+    inside, and the likelihood of exact data grows without bound, wherever the end lies
+    now. A local maximum away from the end (pearson3 at skew -2.03, gamma shape 0.97:
+    the end 0.3 scales beyond the data) is a point reported, not a maximum.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> singular_end_within_reach(stats.gamma, np.array([0.8, 0.0, 1.0]), [0, 1, 2])
+    True
+    >>> singular_end_within_reach(stats.gamma, np.array([0.8, 0.0, 1.0]), [0, 2])
+    False
+    >>> singular_end_within_reach(stats.gamma, np.array([1.5, 0.0, 1.0]), [0, 1, 2])
+    False
+    """
+    theta = np.asarray(theta, dtype=float)
+    n_shapes = theta.size - 2
+    if n_shapes not in free:
+        return False
+    shapes = tuple(theta[:n_shapes])
+    try:
+        ends = support(dist, shapes)
+    except Exception:
+        return False
+    return any(np.isfinite(ends[side]) and singular_density_at_end(dist, shapes, side)
+               for side in (0, 1))
+
+
 def singular_end_on_observation(dist, theta, nll, free) -> bool:
     """Whether the likelihood at ``theta`` keeps growing without bound as an end of the
     support closes on the extreme observation: an end within :data:`EDGE_GAP` of it,

@@ -25,6 +25,7 @@ from .edges import (
     UNBOUNDED_AT_EDGE,
     settle_on_edge,
     singular_end_on_observation,
+    singular_end_within_reach,
     snapped_to_edge,
 )
 from .flat_loc import centre_of_flat_stretch
@@ -1061,6 +1062,13 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
         success, message = False, (f"{UNBOUNDED_AT_EDGE}: no maximum exists, the "
                                    "estimate puts the edge next to the extreme "
                                    "observation")
+    elif success and not zd.censored and singular_end_within_reach(dist, theta,
+                                                                   spec.free):
+        success, message = False, (f"{UNBOUNDED_AT_EDGE}: the density at the shapes "
+                                   "found is infinite at an end of the support, which "
+                                   "loc moves onto the extreme observation, so no "
+                                   "maximum exists; reported: the local maximum found "
+                                   "away from that end")
     elif success and not zd.censored:
         snapped = snapped_to_edge(dist, theta, full, spec.free,
                                   gap_floor if edge_floor is None else edge_floor)

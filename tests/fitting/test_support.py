@@ -99,3 +99,22 @@ def test_shape_check_falls_back_to_arrays_and_refuses_what_it_cannot_check():
     x = stats.expon.rvs(scale=0.5, size=400, random_state=3)
     res = robustfit.fit(wants_arrays, x, floc=0, fscale=1)
     assert res.success and res.params["c"] == pytest.approx(1 / x.mean(), rel=1e-4)
+
+
+@pytest.mark.parametrize("n, seed, b, a", [(50, 4, 1e6, 1e-3), (200, 2, 0.0, 1.0),
+                                           (200, 2, 1e6, 1e-3), (200, 1, 1e6, 1e-3)])
+def test_no_success_at_a_local_maximum_whose_density_is_infinite_at_an_end(n, seed, b, a):
+    # a local maximum with skew below -2 (a gamma shape below 1) a good way from the
+    # edge: the density there is infinite at the end, loc can move that end onto the
+    # largest observation, and the likelihood has no maximum. These fits said
+    # "converged" at skew -2.18, -2.13, -2.12 and -2.05
+    from robustfit.fitting.edges import UNBOUNDED_AT_EDGE
+
+    res = robustfit.fit(stats.pearson3, b + a * sample(stats.pearson3, (-1.95,), n, seed))
+    assert res[0] < -2.0
+    assert not res.success and res.message.startswith(UNBOUNDED_AT_EDGE)
+    assert math.isfinite(res.nll)
+    # with loc fixed nothing moves the end onto the data: not this reason
+    fixed = robustfit.fit(stats.pearson3, b + a * sample(stats.pearson3, (-1.95,), n, seed),
+                          floc=res[1])
+    assert "loc moves onto the extreme observation" not in fixed.message
