@@ -1857,16 +1857,68 @@ def _race_deadline(first_seconds: float | None) -> float | None:
     return time.monotonic() + max(RACE_TIME_FACTOR * first_seconds, RACE_TIME_FLOOR)
 
 
+# where the gaps cannot be read (a likelihood without its data at hand): starts with loc
+# shifted by these fractions of the scale
 LOCATION_SHIFTS = (-0.3, -0.15, -0.08, -0.04, -0.02, 0.02, 0.04, 0.08, 0.15, 0.3)
+SCAN_REACH = 0.3  # scales either side of loc whose gaps between observations are scanned
+SCAN_GAPS = 128  # ... at most this many, the nearest to loc
+SCAN_STARTS = 4  # the gaps whose best point scores highest: racing starts
+_SCAN_FRACTIONS = np.array([0.25, 0.5, 0.75])
+
+
+def _gap_starts(spec, best, target) -> list[np.ndarray] | None:
+    """Starts in the likeliest gaps between neighbouring observations, or None where
+    ``target`` does not expose its standardised data ``z`` and a batch ``many``.
+
+    Where the density vanishes at ``loc`` (dgamma's ``a > 1``) every observation is a
+    zero of the likelihood as ``loc`` crosses it: one local maximum per gap. The gaps
+    within :data:`SCAN_REACH` scales of ``loc`` (at most :data:`SCAN_GAPS`, the
+    nearest) are read at a quarter, half and three quarters of their width, the other
+    parameters held, in one vectorised call; the :data:`SCAN_STARTS` likeliest gaps
+    start from their best point. (Ten starts shifted by fixed fractions of the scale
+    had missed the best gap: dgamma on 300 points of its own ended 0.54 units short,
+    and on 500 and 2000 points 0.16 and 0.18; on 24 samples of dgamma and dweibull
+    these starts end where Nelder-Mead from each of the 80 nearest gaps ends.)"""
+    z, many = getattr(target, "z", None), getattr(target, "many", None)
+    if z is None or many is None:
+        return None
+    li, si = spec.loc_index, spec.scale_index
+    loc, scale = float(best.theta[li]), float(best.theta[si])
+    distinct = np.unique(z)
+    i = int(np.searchsorted(distinct, loc))
+    first = max(0, i - SCAN_GAPS // 2)
+    last = min(distinct.size - 1, first + SCAN_GAPS)
+    left, right = distinct[first:last], distinct[first + 1:last + 1]
+    # (not the gap the best point lies in: its maximum is the best point)
+    keep = (np.abs(0.5 * (left + right) - loc) <= SCAN_REACH * scale) & ~(
+        (left < loc) & (loc < right))
+    left, right = left[keep], right[keep]
+    if left.size == 0:
+        return []
+    locs = (left[:, None] + (right - left)[:, None] * _SCAN_FRACTIONS).ravel()
+    thetas = np.repeat(np.asarray(best.theta, dtype=float)[None, :], locs.size, axis=0)
+    thetas[:, li] = locs
+    values = np.asarray(many(list(thetas)), dtype=float).reshape(left.size, -1)
+    top = np.argmin(values, axis=1)
+    score = values[np.arange(left.size), top]
+    order = [k for k in np.argsort(score, kind="stable")[:SCAN_STARTS]
+             if np.isfinite(score[k])]
+    return [thetas[k * _SCAN_FRACTIONS.size + top[k]] for k in order]
 
 
 def _scan_location(spec, best, target, full, fixed_z, summary, gap_floor, attempts,
                    first_seconds=None):
-    """Starts with ``loc`` shifted by fractions of the scale, each racing the best: the
-    way out of the local maxima of a likelihood that is multimodal in ``loc``."""
-    for shift in LOCATION_SHIFTS:
-        theta = np.array(best.theta, dtype=float)
-        theta[spec.loc_index] += shift * theta[spec.scale_index]
+    """Starts in the likeliest gaps between observations (:func:`_gap_starts`), each
+    racing the best: the way out of the local maxima of a likelihood that is
+    multimodal in ``loc``."""
+    starts = _gap_starts(spec, best, target)
+    if starts is None:
+        starts = []
+        for shift in LOCATION_SHIFTS:
+            theta = np.array(best.theta, dtype=float)
+            theta[spec.loc_index] += shift * theta[spec.scale_index]
+            starts.append(theta)
+    for theta in starts:
         race = (best.value + max(RACE_MARGIN, 1e-3 * abs(best.value)), best.value, 0, True)
         res = _optimize_from(spec, Candidate("location_scan", theta), target, None, fixed_z,
                              summary, gap_floor, race=race, hess_inv0=best.hess_inv,
