@@ -13,6 +13,7 @@ from scipy import stats
 
 from .._validation import as_float_array
 from ..errors import InsufficientDataError, OutOfSupportError, RobustFitError
+from .accurate_logpdf import accurate_logpdf
 from .circular import circular_vonmises_fit, is_circular
 from .closed_ends import closed_ends_near
 from .closed_form import closed_form_limit
@@ -1499,16 +1500,22 @@ def _towards_open_ends(spec: FitSpec, best, full, fixed_z: dict, summary, gap_fl
         best = best._replace(theta=canon, nll=nll, value=nll, hess_inv=None)
         fixed_z = {**fixed_z, spec.n_shapes + 1: float(canon[-1])}
     deadline = _walk_deadline(first_seconds)
+    limit = None  # (shape, end) of the last walk that settled at a limit
     for j, end, direction in open_ends_near(spec.dist, best.theta, fixed_z, spec.n_shapes):
         if spent():  # (the fit's time budget: see _walk_to_open_end)
-            return best
+            break
         walked = _walk_to_open_end(spec, best, j, end, direction, full, fixed_z, summary,
                                    gap_floor, attempts, deadline)
         if walked is None:
-            return best  # (the deadline passed, no probe more likely than the fit)
+            break  # (the deadline passed, no probe more likely than the fit)
+        if walked is not best:
+            limit = (j, end) if walked.message.startswith(RISES_TO_EXCLUDED_END) else None
         best = walked
         if deadline is not None and time.monotonic() >= deadline:
-            return best
+            break
+    if limit is not None and best.success and not spent():
+        best = _limit_as_scipy_computes(spec, best, *limit, full, fixed_z, summary,
+                                        gap_floor, attempts)
     return best
 
 
@@ -1663,6 +1670,86 @@ def _at_end_of_ladder(spec: FitSpec, best, settled, rest: list, j: int, end: flo
                f"limit, reported with the shape held at {value:.6g} ({final.message}) "
                f"({best.message})")
     return _Best.of(final, final.value, "open_end", message)
+
+
+# a limit's member is reported where scipy's public logpdf, which a user will evaluate,
+# gives each observation's log-density to this (absolute, on average): scipy's F density
+# at dfd = 1e12 is 1.3e-3 off per observation and a fit whose likelihood was the limit's
+# to 1e-13 read 0.13 units less likely by scipy's numbers; exponnorm's at K = 1e-12 read
+# 1.2e10 units. (Per observation, not relative to the NLL, whose size moves with the
+# data's units. scipy's errors grow ~10x a decade towards such ends -- F's dfn 1e6: 7e-10,
+# 1e7: 1.9e-8; genexpon's b 1e7: 1.5e-9, 1e8: 1.5e-8; exponnorm's K 1e-3: 7e-11, 1e-4:
+# 9e-9 -- and this sits between decades, so the decade chosen is the same at every
+# magnitude of the data.)
+PUBLIC_AGREE_PER_OBSERVATION = 3e-9
+# ... as long as that member is within this (per observation) of the limit's likelihood
+LIMIT_SLACK_PER_OBSERVATION = 1e-7
+AGREEING_PROBES = 10  # re-fits tried back from the ladder's end for such a member (its span)
+
+
+def _decades_back(rung: float, end: float, count: int) -> list[float]:
+    """``count`` probes a decade apart from ``rung`` away from ``end`` (the ladder of
+    :func:`.open_ends.probe_values` continued backwards)."""
+    unit = 1.0 if math.isinf(end) else max(1.0, abs(end))
+    away = rung if math.isinf(end) else rung - end
+    decade = round(math.log10(abs(away) / unit))
+    step = -1 if math.isinf(end) else 1
+    values = [math.copysign(10.0 ** (decade + step * k) * unit, away)
+              for k in range(1, count + 1)]
+    return values if math.isinf(end) else [end + v for v in values]
+
+
+def _scipy_agrees(spec: FitSpec, full, theta, value: float) -> bool:
+    """Whether scipy's public ``logpdf`` at ``theta`` gives each observation's
+    log-density as ``full`` does (which may use an accurate replacement,
+    :mod:`.accurate_logpdf`): the differences' absolute values average at most
+    :data:`PUBLIC_AGREE_PER_OBSERVATION`. (Their signed sum, the error of a user's NLL,
+    cancels by chance and swung about a threshold between the magnitudes of one sample;
+    the absolute sum varies by a few percent.) True where there is nothing to compare
+    (no replacement, censored data, a likelihood ``value`` that is not finite) or
+    scipy's raises."""
+    z = getattr(full, "z", None)
+    if z is None or accurate_logpdf(spec.dist) is None or not math.isfinite(value):
+        return True
+    n = spec.n_shapes
+    shapes, loc, scale = tuple(theta[:n]), float(theta[n]), float(theta[n + 1])
+    try:
+        with np.errstate(all="ignore"):
+            public = spec.dist.logpdf(z, *shapes, loc=loc, scale=scale) + math.log(scale)
+            ours = full.logpdf_at((z - loc) / scale, shapes)
+            off = float(np.sum(np.abs(public - ours)))
+    except Exception:
+        return True
+    return off <= PUBLIC_AGREE_PER_OBSERVATION * z.size
+
+
+def _limit_as_scipy_computes(spec: FitSpec, best, j: int, end: float, full, fixed_z: dict,
+                             summary, gap_floor: float, attempts: list):
+    """``best`` (a limit reported with shape ``j`` held on the ladder towards ``end``),
+    or, where scipy's ``logpdf`` gives another likelihood there (:func:`_scipy_agrees`),
+    the re-fit at the farthest decade back (of the first :data:`AGREEING_PROBES`) where
+    it agrees and the likelihood is within :data:`LIMIT_SLACK_PER_OBSERVATION` of
+    ``best``'s; the same decades at every magnitude."""
+    if _scipy_agrees(spec, full, best.theta, best.nll):
+        return best
+    slack = LIMIT_SLACK_PER_OBSERVATION * full.z.size
+    start = best.theta
+    for value in _decades_back(float(best.theta[j]), end, AGREEING_PROBES):
+        res = _refit_with_shape_held(spec, start, j, value, "open_end", full, fixed_z,
+                                     summary, gap_floor)
+        if res is None or res.theta is None or not np.isfinite(res.value):
+            return best
+        attempts.append(res.attempt)
+        if res.value > best.nll + slack:
+            return best  # (nearer the fit, the likelihood falls away from the limit)
+        if res.success and not _density_off(spec, res.theta) and _scipy_agrees(
+                spec, full, res.theta, res.value):
+            return _Best.of(res, res.value, "open_end", (
+                f"{best.message}; reported with shape {j} held at {value:.6g} instead, "
+                f"the farthest decade at which scipy's own logpdf gives the likelihood "
+                f"to {PUBLIC_AGREE_PER_OBSERVATION:g} an observation"))
+        start = res.theta
+    return best
 
 
 def _density_off(spec: FitSpec, theta) -> bool:
