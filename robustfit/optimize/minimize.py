@@ -309,6 +309,7 @@ def robust_minimize(fun: Callable, x0, args: tuple = (), jac=None, bounds=None, 
     except BudgetExhausted as exc:
         stop_reason = exc.reason
         log.add(guard.stage, "stopped", reason=exc.reason)
+        run.note_last_test()
     except KeyboardInterrupt:
         stop_reason = "interrupted"
         log.add(guard.stage, "stopped", reason="KeyboardInterrupt")
@@ -470,6 +471,11 @@ class _Run:
                 # (after exploring too: explore=4 solved 4 fewer of NIST's problems than
                 # the defaults, whose trust-region stage it skipped)
                 self._after_failure(z0)
+        self.note_last_test()
+
+    def note_last_test(self) -> None:
+        """Say in ``detail`` which convergence test failed last, and by how much (also
+        where a budget ended the run after it)."""
         if self.verdict is not None and not self.verdict.passed and not self.detail:
             m = self.verdict.measure
             self.detail = (f"last test: {self.verdict.test}, measure {m:.2e}"
@@ -877,8 +883,11 @@ class _Run:
             except _CallbackStop:
                 raise
             except BudgetExhausted:
-                if self.guard.best_f < fb:
-                    raise  # a better point, not yet tested: the run ends unverified
+                if self.guard.best_f < fb or not verdict.passed:
+                    # a better point, not yet tested, or none that passed a test: the
+                    # run ends unverified, stopped by its budget (status 1 or 2, as
+                    # where the budget runs out in any other stage)
+                    raise
                 self.verdict = verdict
                 self.log.add(stage, "stage_end", outcome="budget spent; the best point "
                              "is the one found before exploring")

@@ -36,6 +36,23 @@ def test_exploring_never_loses_the_verified_point_when_the_budget_runs_out():
     assert any("budget spent" in str(e.get("outcome", "")) for e in tight.events)
 
 
+def test_a_budget_spent_exploring_after_a_failed_test_is_reported_as_the_budget():
+    # Haarala et al.'s chained Mifflin 2 (n = 10): the main stages end unverified and
+    # exploring spends the default budget (5000 (n + 1)). That run had returned status 4,
+    # "stopped without passing a convergence test"; a budget spent in any other stage
+    # returns status 1. Both now say which test failed last
+    def chained_mifflin2(x):
+        s = x[:-1] ** 2 + x[1:] ** 2 - 1.0
+        return float(np.sum(-x[:-1] + 2.0 * s + 1.75 * np.abs(s)))
+
+    res = robust_minimize(chained_mifflin2, -np.ones(10), rng=0)
+    assert res.nfev == 55_000 and any(e["stage"].startswith("explore") for e in res.events)
+    assert not res.success and res.status == 1
+    assert res.message.startswith("maxfev reached; last test: ")
+    assert res.fun == chained_mifflin2(res.x)
+    assert res.fun <= -6.5146  # (f* = -6.51461: the point is good, just unverified)
+
+
 def test_explore_with_bounds_uses_bounded_runs():
     p = by_name("freudenstein_roth")
     res = robust_minimize(p.fun, p.x0, bounds=[(-20, 20), (-20, 20)], rng=0,
