@@ -1129,7 +1129,10 @@ def _towards_limit_laws(spec: FitSpec, best, target, full, fixed_z: dict, summar
     if not found:
         return best
     value, theta, law = min(found, key=lambda v: v[0])
-    if not value < best.nll - tol:
+    # (as likely to rounding as an unconverged fit -- a walk that crept towards the same
+    # limit and stopped somewhere, burr's d at 1e11 at one magnitude and 1e12 at
+    # another -- the member is reported too: the same at every magnitude)
+    if not (value < best.nll - tol or (not best.success and value <= best.nll + tol)):
         return best
     attempts.append(Attempt(LIMIT_LAW_START, "start", tuple(theta), tuple(theta), value,
                             True, law.name, 1))

@@ -97,3 +97,19 @@ def test_frechet_data_fitted_by_burr_reach_the_frechet_law():
     frechet = robustfit.fit(stats.invweibull, x)
     assert frechet.success and res.nll <= frechet.nll + 1e-10 * abs(frechet.nll)
     assert not res.success  # (the law is a limit: no maximum)
+
+
+def test_a_walk_as_likely_as_the_limit_law_reports_the_laws_member():
+    # burr on these Frechet data: the walk of d towards infinity stopped at d = 1e11 at
+    # unit scale and ran to 1e12 at (1e6, 1e4), as likely as the Frechet fit to
+    # rounding, so the law's member (d = 1e14) had not replaced either: the estimate
+    # differed by magnitude. Now the member is reported at every magnitude
+    z = stats.invweibull.rvs(2.5, loc=1.0, scale=2.0, size=300, random_state=3)
+    fits = [robustfit.fit(stats.burr, b + a * z) for b, a in MAGNITUDES]
+    for (b, a), res in zip(MAGNITUDES, fits, strict=True):
+        assert not res.success and res.start == "limit_law" and res[1] == FAR_SHAPE
+        assert res.nll == pytest.approx(-np.sum(stats.burr.logpdf(b + a * z, *res)),
+                                        rel=1e-12)
+        standard = [res[0], (res[2] - b) / a, res[3] / a]
+        np.testing.assert_allclose(standard, [fits[0][0], fits[0][2], fits[0][3]],
+                                   rtol=1e-6, atol=1e-9)
