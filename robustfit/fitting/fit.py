@@ -1511,12 +1511,13 @@ def _towards_open_ends(spec: FitSpec, best, full, fixed_z: dict, summary, gap_fl
                                    gap_floor, attempts, deadline)
         if walked is None:
             break  # (the deadline passed, no probe more likely than the fit)
-        if walked is not best:
-            limit = (j, end) if walked.message.startswith(RISES_TO_EXCLUDED_END) else None
+        if walked is not best:  # (a limit reached, or a runaway reported at a probe)
+            limit = (j, end) if walked.start == "open_end" and walked.message.startswith(
+                (RISES_TO_EXCLUDED_END, RUNS_AWAY)) else None
         best = walked
         if deadline is not None and time.monotonic() >= deadline:
             break
-    if limit is not None and best.success and not spent():
+    if limit is not None and not spent():
         best = _limit_as_scipy_computes(spec, best, *limit, full, fixed_z, summary,
                                         gap_floor, attempts)
     return best
@@ -1676,17 +1677,12 @@ def _at_end_of_ladder(spec: FitSpec, best, settled, rest: list, j: int, end: flo
 
 
 # a limit's member is reported where scipy's public logpdf, which a user will evaluate,
-# gives each observation's log-density to this (absolute, on average): scipy's F density
-# at dfd = 1e12 is 1.3e-3 off per observation and a fit whose likelihood was the limit's
-# to 1e-13 read 0.13 units less likely by scipy's numbers; exponnorm's at K = 1e-12 read
-# 1.2e10 units. (Per observation, not relative to the NLL, whose size moves with the
-# data's units. scipy's errors grow ~10x a decade towards such ends -- F's dfn 1e6: 7e-10,
-# 1e7: 1.9e-8; genexpon's b 1e7: 1.5e-9, 1e8: 1.5e-8; exponnorm's K 1e-3: 7e-11, 1e-4:
-# 9e-9 -- and this sits between decades, so the decade chosen is the same at every
-# magnitude of the data.)
+# gives the likelihood: scipy's F density at dfd = 1e12 is 1.3e-3 off per observation and
+# a fit whose likelihood was the limit's to 1e-13 read 0.13 units less likely by scipy's
+# numbers; exponnorm's at K = 1e-12 read 1.3e10 units. Where scipy's log-densities differ
+# from the accurate ones by more than this on average (per observation: the NLL's own
+# size moves with the data's units), the decades back towards the fit are tried
 PUBLIC_AGREE_PER_OBSERVATION = 3e-9
-# ... as long as that member is within this (per observation) of the limit's likelihood
-LIMIT_SLACK_PER_OBSERVATION = 1e-7
 AGREEING_PROBES = 10  # re-fits tried back from the ladder's end for such a member (its span)
 
 
@@ -1702,18 +1698,16 @@ def _decades_back(rung: float, end: float, count: int) -> list[float]:
     return values if math.isinf(end) else [end + v for v in values]
 
 
-def _scipy_agrees(spec: FitSpec, full, theta, value: float) -> bool:
-    """Whether scipy's public ``logpdf`` at ``theta`` gives each observation's
-    log-density as ``full`` does (which may use an accurate replacement,
-    :mod:`.accurate_logpdf`): the differences' absolute values average at most
-    :data:`PUBLIC_AGREE_PER_OBSERVATION`. (Their signed sum, the error of a user's NLL,
-    cancels by chance and swung about a threshold between the magnitudes of one sample;
-    the absolute sum varies by a few percent.) True where there is nothing to compare
-    (no replacement, censored data, a likelihood ``value`` that is not finite) or
-    scipy's raises."""
+def _scipy_offset(spec: FitSpec, full, theta) -> float | None:
+    """How far scipy's public ``logpdf`` at ``theta`` is from the log-densities ``full``
+    uses (an accurate replacement, :mod:`.accurate_logpdf`): the sum over observations
+    of the absolute differences, a bound on the error of a user's NLL (their signed
+    sum cancels by chance, and swung about a threshold between the magnitudes of one
+    sample; the absolute sum varies by a few percent). None where there is nothing to
+    compare (no replacement, censored data) or scipy's raises."""
     z = getattr(full, "z", None)
-    if z is None or accurate_logpdf(spec.dist) is None or not math.isfinite(value):
-        return True
+    if z is None or accurate_logpdf(spec.dist) is None:
+        return None
     n = spec.n_shapes
     shapes, loc, scale = tuple(theta[:n]), float(theta[n]), float(theta[n + 1])
     try:
@@ -1722,37 +1716,48 @@ def _scipy_agrees(spec: FitSpec, full, theta, value: float) -> bool:
             ours = full.logpdf_at((z - loc) / scale, shapes)
             off = float(np.sum(np.abs(public - ours)))
     except Exception:
-        return True
-    return off <= PUBLIC_AGREE_PER_OBSERVATION * z.size
+        return None
+    return off if math.isfinite(off) else math.inf
 
 
 def _limit_as_scipy_computes(spec: FitSpec, best, j: int, end: float, full, fixed_z: dict,
                              summary, gap_floor: float, attempts: list):
-    """``best`` (a limit reported with shape ``j`` held on the ladder towards ``end``),
-    or, where scipy's ``logpdf`` gives another likelihood there (:func:`_scipy_agrees`),
-    the re-fit at the farthest decade back (of the first :data:`AGREEING_PROBES`) where
-    it agrees and the likelihood is within :data:`LIMIT_SLACK_PER_OBSERVATION` of
-    ``best``'s; the same decades at every magnitude."""
-    if _scipy_agrees(spec, full, best.theta, best.nll):
+    """``best`` (a limit, or a runaway's likeliest probe, reported with shape ``j`` held
+    on the ladder towards ``end``), or, where scipy's ``logpdf`` is off there by more than
+    :data:`PUBLIC_AGREE_PER_OBSERVATION` an observation (:func:`_scipy_offset`), the
+    re-fit at the decade back (of the first :data:`AGREEING_PROBES`) where the
+    likelihood's shortfall from the limit plus scipy's offset is least: the most a
+    user's NLL can be above the limit's. Shortfalls grow and offsets shrink about
+    tenfold a decade back, so the decade is the same at every magnitude but where two
+    decades nearly tie (F's dfn at 1e6 on 200 points: shortfall 1.4e-6, offset 1.4e-7;
+    at 1e7, 1.4e-7 and 3.8e-6)."""
+    off = _scipy_offset(spec, full, best.theta)
+    if off is None or off <= PUBLIC_AGREE_PER_OBSERVATION * full.z.size:
         return best
-    slack = LIMIT_SLACK_PER_OBSERVATION * full.z.size
+    chosen, least = None, off
     start = best.theta
     for value in _decades_back(float(best.theta[j]), end, AGREEING_PROBES):
         res = _refit_with_shape_held(spec, start, j, value, "open_end", full, fixed_z,
                                      summary, gap_floor)
         if res is None or res.theta is None or not np.isfinite(res.value):
-            return best
+            break
         attempts.append(res.attempt)
-        if res.value > best.nll + slack:
-            return best  # (nearer the fit, the likelihood falls away from the limit)
-        if res.success and not _density_off(spec, res.theta) and _scipy_agrees(
-                spec, full, res.theta, res.value):
-            return _Best.of(res, res.value, "open_end", (
-                f"{best.message}; reported with shape {j} held at {value:.6g} instead, "
-                f"the farthest decade at which scipy's own logpdf gives the likelihood "
-                f"to {PUBLIC_AGREE_PER_OBSERVATION:g} an observation"))
+        shortfall = max(0.0, res.value - best.nll)
+        if shortfall >= least:
+            break  # (nearer the fit, the likelihood only falls further from the limit)
         start = res.theta
-    return best
+        if not res.success or _density_off(spec, res.theta):
+            continue
+        offset = _scipy_offset(spec, full, res.theta)
+        if offset is not None and shortfall + offset < least:
+            chosen, least = (res, value), shortfall + offset
+    if chosen is None:
+        return best
+    res, value = chosen
+    return _Best.of(res, res.value, "open_end", (
+        f"{best.message}; reported with shape {j} held at {value:.6g} instead, where the "
+        f"likelihood's shortfall from the limit plus the difference of scipy's own "
+        f"logpdf is least ({least:.2g})"), success=best.success and res.success)
 
 
 def _density_off(spec: FitSpec, theta) -> bool:
