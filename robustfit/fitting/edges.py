@@ -287,10 +287,20 @@ def snapped_to_edge(dist, theta, nll, free, floor: float) -> np.ndarray | None:
         loc, scale = float(current[-2]), float(current[-1])
         gap = outward * (loc + scale * end - extreme)
         other, other_extreme, other_outward = sides[1 - k]
-        if not floor < gap <= EDGE_GAP or (np.isfinite(other) and other_outward * (
-                loc + scale * other - other_extreme) <= EDGE_GAP):
-            continue  # (both ends on the data: moving loc would loosen the other one)
-        moved = _end_moved(current, free, end, outward * (floor - gap))
+        if not floor < gap <= EDGE_GAP:
+            continue
+        keep = np.inf
+        if np.isfinite(other) and other_outward * (loc + scale * other
+                                                   - other_extreme) <= EDGE_GAP:
+            # both ends on the data: moving loc alone would loosen the other one; with
+            # loc and scale free that end is held and the scale takes up the shift
+            # (bradford with c fixed: the upper end stayed 1.6e-7 off the largest
+            # observation, 5.8e-5 units short, the lower one on its floor)
+            n_shapes = current.size - 2
+            if not (n_shapes in free and n_shapes + 1 in free):
+                continue
+            keep = other
+        moved = _end_moved(current, free, end, outward * (floor - gap), keep=keep)
         if moved is None:
             continue
         value = nll(moved)

@@ -104,3 +104,20 @@ def test_loc_and_scale_fixed_the_end_shapes_make_room_for_the_data():
     corner = minimize_scalar(lambda c: dist.nnlf((c, x.min(), x.max(), 0, 1), x),
                              bounds=(0.5, 10), method="bounded", options={"xatol": 1e-10})
     assert res.success and dist.nnlf(tuple(res), x) <= corner.fun + 1e-8
+
+
+@pytest.mark.parametrize("loc, scale", [(0.0, 1.0), (1e6, 1e4), (-1e-3, 1e-6)])
+def test_both_ends_of_the_support_close_on_the_extreme_observations(loc, scale):
+    # bradford with c fixed, loc and scale free: the maximum has both ends on the data
+    # (a finite density there). The lower end reached its floor, the upper one stayed
+    # 1.6e-7 from the largest observation, 5.8e-5 units short, with success=True: the
+    # snap to the floor skipped an end whose partner was on the data too
+    c = 0.29891359763170633
+    from benchmarks.fit_cases import sample
+
+    x = loc + scale * sample(stats.bradford, (c,), 400, seed=3032)
+    res = robustfit.fit(stats.bradford, x, f0=c)
+    tight = -np.sum(stats.bradford.logpdf(x, c, x.min(), x.max() - x.min()))
+    assert res.success
+    assert res.nll <= tight + 1e-9 * abs(tight) + 1e-9
+    assert res.nll == pytest.approx(-np.sum(stats.bradford.logpdf(x, *res)), rel=1e-12)
