@@ -1703,17 +1703,19 @@ def _scipy_offset(spec: FitSpec, full, theta) -> float | None:
     uses (an accurate replacement, :mod:`.accurate_logpdf`): the sum over observations
     of the absolute differences, a bound on the error of a user's NLL (their signed
     sum cancels by chance, and swung about a threshold between the magnitudes of one
-    sample; the absolute sum varies by a few percent). None where there is nothing to
-    compare (no replacement, censored data) or scipy's raises."""
-    z = getattr(full, "z", None)
-    if z is None or accurate_logpdf(spec.dist) is None:
+    sample; the absolute sum varies by a few percent). Censored data: their exact
+    observations (the censored ones' probabilities are scipy's own formulas here).
+    None where there is nothing to compare (no replacement) or scipy's raises."""
+    exact = getattr(full, "complete", full)
+    z = getattr(exact, "z", None)
+    if z is None or z.size == 0 or accurate_logpdf(spec.dist) is None:
         return None
     n = spec.n_shapes
     shapes, loc, scale = tuple(theta[:n]), float(theta[n]), float(theta[n + 1])
     try:
         with np.errstate(all="ignore"):
             public = spec.dist.logpdf(z, *shapes, loc=loc, scale=scale) + math.log(scale)
-            ours = full.logpdf_at((z - loc) / scale, shapes)
+            ours = exact.logpdf_at((z - loc) / scale, shapes)
             off = float(np.sum(np.abs(public - ours)))
     except Exception:
         return None
@@ -1732,7 +1734,7 @@ def _limit_as_scipy_computes(spec: FitSpec, best, j: int, end: float, full, fixe
     decades nearly tie (F's dfn at 1e6 on 200 points: shortfall 1.4e-6, offset 1.4e-7;
     at 1e7, 1.4e-7 and 3.8e-6)."""
     off = _scipy_offset(spec, full, best.theta)
-    if off is None or off <= PUBLIC_AGREE_PER_OBSERVATION * full.z.size:
+    if off is None or off <= PUBLIC_AGREE_PER_OBSERVATION * full.n:
         return best
     chosen, least = None, off
     start = best.theta
