@@ -1062,6 +1062,11 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
     success = valid and best.success
     message = ("converged" if success else _why_unconverged(best.message) if valid
                else "no parameters with a finite likelihood were found")
+    integral = [j for j in spec.free if j < spec.n_shapes and shape_integrality(dist, j)]
+    if valid and integral:
+        # (scipy's own fit of erlang returns a non-integer shape, with a warning)
+        message += "; " + ", ".join(f"{spec.names[j]} held at the integer {theta[j]:g}"
+                                    for j in integral) + f" (an integer for {dist.name})"
     spike = _spike_within_reach(spec, theta, fixed_z, zd) if success else None
     if spike is not None:
         success, message = False, spike

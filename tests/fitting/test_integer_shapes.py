@@ -53,3 +53,17 @@ def test_downwards_and_invalid_values():
 
     val, v, _ = _search(profile, 40.0, -1.0)
     assert v == 3.0
+
+
+def test_the_message_says_the_shape_is_held_at_an_integer():
+    # scipy's erlang.fit returns a non-integer shape (with a warning); robustfit keeps
+    # a an integer, and says so
+    from scipy import stats
+
+    import robustfit
+    from benchmarks.fit_cases import sample
+
+    res = robustfit.fit(stats.erlang, sample(stats.erlang, (10,), 300, seed=2026))
+    assert res.success and res[0] == 10.0
+    assert "a held at the integer 10 (an integer for erlang)" in res.message
+    assert "held at the integer" not in robustfit.fit(stats.gamma, [1.0, 2.0, 4.0]).message
