@@ -524,3 +524,20 @@ def test_a_censored_limit_is_reported_where_scipys_density_gives_its_likelihood(
         user = -(np.sum(stats.f.logpdf(x[x <= cut], *res))
                  + np.sum(x > cut) * stats.f.logsf(cut, *res))
         assert abs(user - res.nll) <= 1e-8 * x.size  # (2e-6: scipy's F density at 1e7)
+
+
+def test_a_start_from_pseudo_observations_keeps_the_ladders_member():
+    # genexpon, 60 points, a third interval-censored, at (-1e-3, 1e-6): the censored fit
+    # starts from the complete-data fit of its pseudo-observations. Reported to a user,
+    # that fit's limit moves back to b = 1e6 (where scipy's density gives the likelihood);
+    # as a start, short on the ridge towards the limit, it led the censored fit to
+    # "converge" at b = 5.7e6, 3.4e-4 units less likely than the run from the ladder's
+    # member, which creeps on towards the limit (no maximum there)
+    from benchmarks import fit_fuzz
+
+    dist = stats.genexpon
+    shapes = (9.13259764654189, 16.23195660059063, 3.2819552690843983)
+    data, _ = fit_fuzz._data(dist, shapes, "interval", 60, 37, -1e-3, 1e-6, None)
+    res = robustfit.fit(dist, data)
+    assert not res.success
+    assert res[1] > 1e10 and res.nll < -569.5030

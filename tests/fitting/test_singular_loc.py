@@ -116,3 +116,26 @@ def test_the_likeliest_gap_between_observations_is_found(n, seed):
                           options=dict(xatol=1e-9, fatol=1e-9, maxiter=3000)).fun
         for k in range(max(0, i - 15), min(xs.size - 1, i + 15)))
     assert res.nll <= reference + 1e-6
+
+
+def test_every_gap_of_a_small_sample_is_scanned():
+    # dgamma with a fixed on 8 points: the gaps within 0.3 scales of loc held one
+    # observation's neighbours only, and the scan missed a gap 0.07 units more likely
+    # (which ten fixed shifts of loc had found); the reference: Nelder-Mead from every gap
+    from scipy import optimize
+
+    a = 1.1023326088288166
+    x = sample(stats.dgamma, (a,), 8, seed=38)
+    res = robustfit.fit(stats.dgamma, x, f0=a)
+    assert res.success and res[0] == a
+
+    def nll(p):
+        value = stats.dgamma.nnlf((a, p[0], np.exp(p[1])), x)
+        return value if np.isfinite(value) else np.inf
+
+    xs = np.unique(x)
+    reference = min(optimize.minimize(nll, [0.5 * (xs[k] + xs[k + 1]), np.log(res[2])],
+                                      method="Nelder-Mead",
+                                      options=dict(xatol=1e-10, fatol=1e-10)).fun
+                    for k in range(xs.size - 1))
+    assert res.nll <= reference + 1e-8
