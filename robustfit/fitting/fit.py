@@ -1082,8 +1082,8 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
         success, message = False, (f"{UNBOUNDED_AT_EDGE}: the density at the shapes "
                                    "found is infinite at an end of the support, which "
                                    "loc moves onto the extreme observation, so no "
-                                   "maximum exists; reported: the local maximum found "
-                                   "away from that end")
+                                   "maximum exists; reported: where the optimiser "
+                                   "stopped")
     elif success and not zd.censored:
         snapped = snapped_to_edge(dist, theta, full, spec.free,
                                   gap_floor if edge_floor is None else edge_floor)
@@ -1747,10 +1747,10 @@ def _limit_as_scipy_computes(spec: FitSpec, best, j: int, end: float, full, fixe
     :data:`PUBLIC_AGREE_PER_OBSERVATION` an observation (:func:`_scipy_offset`), the
     re-fit at the decade back (of the first :data:`AGREEING_PROBES`) where the
     likelihood's shortfall from the limit plus scipy's offset is least: the most a
-    user's NLL can be above the limit's. Shortfalls grow and offsets shrink about
-    tenfold a decade back, so the decade is the same at every magnitude but where two
-    decades nearly tie (F's dfn at 1e6 on 200 points: shortfall 1.4e-6, offset 1.4e-7;
-    at 1e7, 1.4e-7 and 3.8e-6)."""
+    user's NLL can be above the limit's. Shortfalls grow and offsets shrink tenfold or
+    more a decade back, so the decade is the same at every magnitude but where two
+    decades nearly tie (F(29, 18) on 200 points, dfn: at 1e6 shortfall 5e-11, offset
+    3e-7; at 1e5 4e-9 and 2e-8, reported; at 1e4 4e-7 and 6e-10)."""
     off = _scipy_offset(spec, full, best.theta)
     if off is None or off <= PUBLIC_AGREE_PER_OBSERVATION * full.n:
         return best

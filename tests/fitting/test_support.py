@@ -104,10 +104,10 @@ def test_shape_check_falls_back_to_arrays_and_refuses_what_it_cannot_check():
 @pytest.mark.parametrize("n, seed, b, a", [(50, 4, 1e6, 1e-3), (200, 2, 0.0, 1.0),
                                            (200, 2, 1e6, 1e-3), (200, 1, 1e6, 1e-3)])
 def test_no_success_at_a_local_maximum_whose_density_is_infinite_at_an_end(n, seed, b, a):
-    # a local maximum with skew below -2 (a gamma shape below 1) a good way from the
-    # edge: the density there is infinite at the end, loc can move that end onto the
-    # largest observation, and the likelihood has no maximum. These fits said
-    # "converged" at skew -2.18, -2.13, -2.12 and -2.05
+    # skew below -2 (a gamma shape below 1): the density is infinite at the end, loc
+    # can move that end onto the largest observation, and the likelihood has no
+    # maximum. These fits said "converged" at skew -2.18, -2.13, -2.12 and -2.05, the
+    # end on the largest observation or 2e-7 scales from it
     from robustfit.fitting.edges import UNBOUNDED_AT_EDGE
 
     res = robustfit.fit(stats.pearson3, b + a * sample(stats.pearson3, (-1.95,), n, seed))
