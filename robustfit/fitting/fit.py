@@ -1050,7 +1050,7 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
                                     attempts)
         if not zd.censored:
             best = _towards_limit_laws(spec, best, target, full, fixed_z, summary,
-                                       gap_floor, attempts)
+                                       gap_floor, attempts, for_user=for_user)
 
     theta = best.theta
     if target is full:
@@ -1112,7 +1112,7 @@ LIMIT_LAW_START = "limit_law"  # (the start of a member standing for a limit law
 
 
 def _towards_limit_laws(spec: FitSpec, best, target, full, fixed_z: dict, summary,
-                        gap_floor: float, attempts: list):
+                        gap_floor: float, attempts: list, for_user: bool = True):
     """With every parameter free (exact data): ``best``, or, where a law that the
     family reaches only in a limit (:mod:`.limit_laws`; robustfit's own fit of the
     law's family, loc free) is more likely, the member that stands for that law,
@@ -1145,8 +1145,12 @@ def _towards_limit_laws(spec: FitSpec, best, target, full, fixed_z: dict, summar
     value, theta, law = min(found, key=lambda v: v[0])
     # (as likely to rounding as an unconverged fit -- a walk that crept towards the same
     # limit and stopped somewhere, burr's d at 1e11 at one magnitude and 1e12 at
-    # another -- the member is reported too: the same at every magnitude)
-    if not (value < best.nll - tol or (not best.success and value <= best.nll + tol)):
+    # another -- the member is reported too: the same at every magnitude. Not for a fit
+    # that is another's start: burr12's pseudo-observations of an interval-censored
+    # sample gave the member, d = 1e14, where the censored likelihood is flat to
+    # rounding, and its fit "converged" there)
+    as_likely = for_user and not best.success and value <= best.nll + tol
+    if not (value < best.nll - tol or as_likely):
         return best
     attempts.append(Attempt(LIMIT_LAW_START, "start", tuple(theta), tuple(theta), value,
                             True, law.name, 1))
