@@ -35,11 +35,9 @@ are counted by a wrapper. Outcomes, with ``f`` recomputed at the returned ``x`` 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import os
-import subprocess
 import sys
 import time
 import warnings
@@ -51,6 +49,9 @@ from scipy.optimize import brentq, least_squares, minimize
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from robustfit import robust_minimize  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from provenance import code_version  # noqa: E402
 
 OURS = ("robust",)
 SCIPY = ("BFGS", "L-BFGS-B", "Nelder-Mead", "Powell")
@@ -904,20 +905,6 @@ def verify(seed: int = 7) -> dict:
     return out
 
 
-def _version() -> dict:
-    """The commit the run used, and a hash of any uncommitted change under robustfit/."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
-                              text=True, check=True).stdout.strip()
-        diff = subprocess.run(["git", "diff", "HEAD", "--", "robustfit"], cwd=root,
-                              capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return {}
-    return dict(commit=head, robustfit_dirty=bool(diff),
-                robustfit_diff_sha1=hashlib.sha1(diff.encode()).hexdigest() if diff else None)
-
-
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", default="", help="comma-separated families")
@@ -948,7 +935,7 @@ def main(argv=None) -> dict:
     if out:
         os.makedirs(os.path.dirname(out), exist_ok=True)
         with open(out, "w") as fh:
-            json.dump(dict(command=COMMAND, version=_version(),
+            json.dump(dict(command=COMMAND, version=code_version(),
                            openblas_coretype=os.environ.get("OPENBLAS_CORETYPE"),
                            summary=summary,
                            problems=[dict(name=p.name, family=p.family, n=p.n,

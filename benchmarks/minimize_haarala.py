@@ -27,11 +27,9 @@ are counted by a wrapper (``nfev``). With ``f`` recomputed at the returned ``x``
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import shlex
-import subprocess
 import sys
 import time
 import warnings
@@ -44,6 +42,9 @@ from scipy.optimize import minimize
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from robustfit import robust_minimize  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from provenance import code_version  # noqa: E402
 
 OURS = ("robust",)
 SCIPY = ("BFGS", "L-BFGS-B", "Nelder-Mead", "Powell")
@@ -231,20 +232,6 @@ def summarise(rows: list[dict]) -> dict:
     return summary
 
 
-def _version() -> dict:
-    """The commit the run used, and a hash of any uncommitted change under robustfit/."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
-                              text=True, check=True).stdout.strip()
-        diff = subprocess.run(["git", "diff", "HEAD", "--", "robustfit"], cwd=root,
-                              capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return {}
-    return dict(commit=head, robustfit_dirty=bool(diff),
-                robustfit_diff_sha1=hashlib.sha1(diff.encode()).hexdigest() if diff else None)
-
-
 def _command(argv) -> str:
     env = os.environ.get("OPENBLAS_CORETYPE")
     prefix = f"OPENBLAS_CORETYPE={env} " if env else ""
@@ -285,7 +272,7 @@ def main(argv=None) -> dict:
     if args.out:
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         with open(args.out, "w") as fh:
-            json.dump(dict(command=_command(argv), version=_version(),
+            json.dump(dict(command=_command(argv), version=code_version(),
                            openblas_coretype=os.environ.get("OPENBLAS_CORETYPE"),
                            summary=summary,
                            problems=[dict(name=f.name, n=n, x0=f.x0(n).tolist(),
