@@ -2004,8 +2004,9 @@ def _race_deadline(first_seconds: float | None) -> float | None:
     return time.monotonic() + max(RACE_TIME_FACTOR * first_seconds, RACE_TIME_FLOOR)
 
 
-# where the gaps cannot be read (a likelihood without its data at hand): starts with loc
-# shifted by these fractions of the scale
+# starts with loc shifted by these fractions of the scale, after the gaps' (which see a few
+# gaps either side only where the sample is large: on 50,000 dgamma points the gaps'
+# starts alone ended 17 units less likely than these shifts, which reach farther)
 LOCATION_SHIFTS = (-0.3, -0.15, -0.08, -0.04, -0.02, 0.02, 0.04, 0.08, 0.15, 0.3)
 SCAN_GAPS = 64  # the gaps between observations nearest loc that are scanned
 SCAN_STARTS = 4  # the gaps whose best point scores highest: racing starts
@@ -2062,16 +2063,14 @@ def _gap_starts(spec, best, target) -> list[np.ndarray] | None:
 
 def _scan_location(spec, best, target, full, fixed_z, summary, gap_floor, attempts,
                    first_seconds=None):
-    """Starts in the likeliest gaps between observations (:func:`_gap_starts`), each
-    racing the best: the way out of the local maxima of a likelihood that is
-    multimodal in ``loc``."""
-    starts = _gap_starts(spec, best, target)
-    if starts is None:
-        starts = []
-        for shift in LOCATION_SHIFTS:
-            theta = np.array(best.theta, dtype=float)
-            theta[spec.loc_index] += shift * theta[spec.scale_index]
-            starts.append(theta)
+    """Starts in the likeliest gaps between observations (:func:`_gap_starts`), then at
+    :data:`LOCATION_SHIFTS`, each racing the best: the way out of the local maxima of a
+    likelihood that is multimodal in ``loc``."""
+    starts = _gap_starts(spec, best, target) or []
+    for shift in LOCATION_SHIFTS:
+        theta = np.array(best.theta, dtype=float)
+        theta[spec.loc_index] += shift * theta[spec.scale_index]
+        starts.append(theta)
     for theta in starts:
         race = (best.value + max(RACE_MARGIN, 1e-3 * abs(best.value)), best.value, 0, True)
         res = _optimize_from(spec, Candidate("location_scan", theta), target, None, fixed_z,
