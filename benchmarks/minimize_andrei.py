@@ -51,7 +51,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from robustfit import robust_minimize  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from provenance import code_version  # noqa: E402
+from minimize_support import code_version, value_at  # noqa: E402
 
 OURS = ("robust",)
 SCIPY = ("BFGS", "L-BFGS-B", "Nelder-Mead", "Powell")
@@ -718,17 +718,9 @@ class _Timeout(Exception):
     pass
 
 
-def _value_at(fun, x) -> float:
-    try:
-        with np.errstate(all="ignore"):
-            return float(fun(np.asarray(x, dtype=float)))
-    except Exception:
-        return float("nan")
-
-
 def _polish(fun, x) -> float:
     """What scipy's BFGS then Nelder-Mead reach from ``x`` (the lower of the two)."""
-    best = _value_at(fun, x)
+    best = value_at(fun, x)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         try:
@@ -771,7 +763,7 @@ def run_one(p: Problem, method: str, rng: int = 0) -> dict:
     except Exception as exc:  # an exception escaping the optimiser is an outcome we count
         error = f"{type(exc).__name__}: {exc}"[:200]
     elapsed = time.perf_counter() - t0
-    f = _value_at(p.fun, x) if x is not None else float("nan")
+    f = value_at(p.fun, x) if x is not None else float("nan")
     tol = p.tol
     solved = bool(np.isfinite(f) and f <= p.fstar + tol)
     local = bool(not solved and np.isfinite(f)
@@ -791,7 +783,7 @@ def run_one(p: Problem, method: str, rng: int = 0) -> dict:
     else:
         outcome = "failed"
     row = dict(problem=p.name, family=p.family, n=p.n, method=method, f=f,
-               fstar=p.fstar, tol=tol, f0=_value_at(p.fun, p.x0), outcome=outcome,
+               fstar=p.fstar, tol=tol, f0=value_at(p.fun, p.x0), outcome=outcome,
                solved=solved, local=local, success=success,
                false_success=outcome == "false_success",
                nan_x=bool(x is not None and not np.all(np.isfinite(x))), error=error,

@@ -44,7 +44,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from robustfit import robust_minimize  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from provenance import code_version  # noqa: E402
+from minimize_support import code_version, value_at  # noqa: E402
 
 OURS = ("robust",)
 SCIPY = ("BFGS", "L-BFGS-B", "Nelder-Mead", "Powell")
@@ -165,13 +165,6 @@ FAMILIES = (
 
 # --- running ---------------------------------------------------------------------------
 
-def _value_at(fun, x) -> float:
-    try:
-        with np.errstate(all="ignore"):
-            return float(fun(np.asarray(x, dtype=float)))
-    except Exception:
-        return float("nan")
-
 
 def _within(f: float, target: float, fstar: float, tol: float) -> bool:
     return bool(np.isfinite(f) and abs(f - target) <= tol * max(1.0, abs(fstar)))
@@ -201,9 +194,9 @@ def run_one(family: Family, n: int, method: str) -> dict:
     except Exception as exc:  # an exception escaping the optimiser is an outcome we count
         error = f"{type(exc).__name__}: {exc}"[:200]
     elapsed = time.perf_counter() - t0
-    f = _value_at(family.fun, x) if x is not None else float("nan")
+    f = value_at(family.fun, x) if x is not None else float("nan")
     solved = _within(f, fstar, fstar, TOL)
-    return dict(problem=family.name, n=n, method=method, f0=_value_at(family.fun, x0),
+    return dict(problem=family.name, n=n, method=method, f0=value_at(family.fun, x0),
                 f=f, fstar=fstar, gap=f - fstar, solved=solved,
                 solved_1e6=_within(f, fstar, fstar, TOL_TIGHT), success=success,
                 false_success=bool(success and not solved),

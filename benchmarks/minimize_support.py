@@ -1,11 +1,23 @@
-"""Where a benchmark's numbers came from: the commit it ran at, and whether (and how)
-the library's code differed from that commit."""
+"""Helpers the minimize benchmarks share: an objective's value that never raises, and
+where a run's numbers came from (the commit it ran at, and whether -- and how -- the
+library's code differed from it)."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import subprocess
+
+import numpy as np
+
+
+def value_at(fun, x) -> float:
+    """``fun(x)`` as a float, NaN where it raises (warnings silenced)."""
+    try:
+        with np.errstate(all="ignore"):
+            return float(fun(np.asarray(x, dtype=float)))
+    except Exception:
+        return float("nan")
 
 
 def code_version() -> dict:
