@@ -1272,9 +1272,9 @@ def _edge_polished_too(spec: FitSpec, best, edge, target, full, fixed_z: dict, s
     polish = _optimize_from(spec, Candidate(edge.start, edge.theta), full, None, fixed_z,
                             summary, gap_floor, bounded=target is not full)
     attempts.append(polish.attempt)
-    if polish.theta is None or not full(polish.theta) < best.nll:
+    value = full(polish.theta) if polish.theta is not None else math.inf
+    if not value < best.nll:
         return best
-    value = full(polish.theta)
     message = f"{edge.message}; polish: {polish.message}"
     return _Best(value, polish.theta, False, edge.start, message,
                  value if target is full else target(polish.theta), None)
@@ -2015,18 +2015,16 @@ SCAN_STARTS = 4  # the gaps whose best point scores highest: racing starts
 _SCAN_FRACTIONS = np.array([0.25, 0.5, 0.75])
 
 
-def _gap_starts(spec, best, target) -> list[np.ndarray] | None:
-    """Starts in the likeliest gaps between neighbouring observations, or None where
-    ``target`` does not expose its standardised data ``z`` and density ``logpdf_at``.
+def _gap_starts(spec, best, target) -> list[np.ndarray]:
+    """Starts in the likeliest gaps between neighbouring observations (none where
+    ``target`` does not expose its standardised data ``z`` and density ``logpdf_at``).
 
     Where the density vanishes at ``loc`` (dgamma's ``a > 1``) every observation is a
     zero of the likelihood as ``loc`` crosses it: one local maximum per gap. The
-    :data:`SCAN_GAPS` gaps nearest ``loc`` (all of a small sample's: a window of 0.3
-    scales held only one of 8 observations', and missed a gap 0.07 units more likely
-    that ten shifts of ``loc`` had found) are read at a quarter, half and three quarters
-    of their width, the other
-    parameters held, in one vectorised call; the :data:`SCAN_STARTS` likeliest gaps
-    start from their best point. (Ten starts shifted by fixed fractions of the scale
+    :data:`SCAN_GAPS` gaps nearest ``loc`` (all of a small sample's) are read at a
+    quarter, half and three quarters of their width, the other parameters held, in one
+    vectorised call; the :data:`SCAN_STARTS` likeliest gaps start from their best
+    point. (Ten starts shifted by fixed fractions of the scale
     had missed the best gap: dgamma on 300 points of its own ended 0.54 units short,
     and on 500 and 2000 points 0.16 and 0.18; on 40 samples of dgamma and dweibull
     these starts end where Nelder-Mead from each of the 80 nearest gaps ends, but for
@@ -2034,7 +2032,7 @@ def _gap_starts(spec, best, target) -> list[np.ndarray] | None:
     read at 3 points cost 3 ms on 1000 observations, a quarter of the fit.)"""
     z, logpdf_at = getattr(target, "z", None), getattr(target, "logpdf_at", None)
     if z is None or logpdf_at is None:
-        return None
+        return []
     li, si = spec.loc_index, spec.scale_index
     loc, scale = float(best.theta[li]), float(best.theta[si])
     distinct = np.unique(z)
@@ -2068,7 +2066,7 @@ def _scan_location(spec, best, target, full, fixed_z, summary, gap_floor, attemp
     """Starts in the likeliest gaps between observations (:func:`_gap_starts`), then at
     :data:`LOCATION_SHIFTS`, each racing the best: the way out of the local maxima of a
     likelihood that is multimodal in ``loc``."""
-    starts = _gap_starts(spec, best, target) or []
+    starts = _gap_starts(spec, best, target)
     for shift in LOCATION_SHIFTS:
         theta = np.array(best.theta, dtype=float)
         theta[spec.loc_index] += shift * theta[spec.scale_index]
