@@ -171,7 +171,12 @@ class GuardedObjective:
         else:
             grad_user = grad
         self.last_grad = grad
-        if f < self.best_f:
+        if f < self.best_f or (f == self.best_f and value < self.best_value):
+            # (ties in the optimiser's measure go to the lower value of fun: measured
+            # from an offset, values an ulp apart round to one; in a unit below 1, every
+            # value beyond -1.8e308 times it reads -inf. The first of them had stayed
+            # the best point: exp(-|x|^2/2) returned at -0.9999999999999999 after -1.0,
+            # an unbounded function at -3.0e306 after -5.0e306)
             self.best_f, self.best_value, self.best_x = f, value, x
             self.best_grad = grad_user
             self.history.append((self.nfev, value))
