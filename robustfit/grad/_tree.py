@@ -1,11 +1,14 @@
 """A minimal pytree (dict / list / tuple) for the array backends, which run without JAX.
 
-Dict keys are visited in sorted order, as ``jax.tree_util`` does, so leaf orders agree
-between backends.
+Dict keys are visited in sorted order and an ``OrderedDict``'s in insertion order, as
+``jax.tree_util`` does, so leaf orders agree between backends (a model spec's leaves are
+laid out by this module and read back through JAX's tree on the JAX backend: an
+``OrderedDict`` of ``w`` then ``b`` had its two leaves' values swapped).
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +26,9 @@ def flatten(tree: Any) -> tuple[list[Any], Callable[[list[Any]], Any]]:
 
 
 def _flatten(tree: Any, leaves: list[Any]) -> Any:
+    if isinstance(tree, OrderedDict):
+        keys = list(tree)
+        return ("ordered", keys, [_flatten(tree[k], leaves) for k in keys])
     if isinstance(tree, dict):
         keys = sorted(tree)
         return ("dict", keys, [_flatten(tree[k], leaves) for k in keys])
@@ -43,4 +49,6 @@ def _build(spec: Any, it: Any) -> Any:
     built = [_build(c, it) for c in children]
     if kind == "dict":
         return dict(zip(keys, built, strict=True))
+    if kind == "ordered":
+        return OrderedDict(zip(keys, built, strict=True))
     return kind(built)

@@ -7,6 +7,7 @@ chunks of ``chunk_size`` in a Python loop so memory stays bounded by the chunk.
 from __future__ import annotations
 
 import contextlib
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -29,7 +30,20 @@ def spec_signals(model: DenseModel, params: Any, batch: Any, xp: Any) -> tuple[A
     x, y = batch
     losses, per_layer = backward(model, model.layer_params(params), xp.asarray(x), y, xp)
     tree = per_layer[0] if isinstance(params, dict) else per_layer
-    return losses, _tree.flatten(tree)[0]
+    return losses, _tree.flatten(_ordered_like(params, tree))[0]
+
+
+def _ordered_like(template: Any, tree: Any) -> Any:
+    """``tree`` (dicts of signals) with the ``OrderedDict``s of ``template`` (the
+    params) in their key order: ``params`` is flattened in that order, by JAX's tree and
+    by :mod:`._tree` alike, and a plain dict of signals is flattened sorted."""
+    if isinstance(template, OrderedDict) and isinstance(tree, dict):
+        return OrderedDict((k, _ordered_like(template[k], tree[k])) for k in template)
+    if isinstance(template, dict) and isinstance(tree, dict):
+        return {k: _ordered_like(template[k], tree[k]) for k in tree}
+    if isinstance(template, (list, tuple)) and isinstance(tree, (list, tuple)):
+        return [_ordered_like(t, s) for t, s in zip(template, tree, strict=True)]
+    return tree
 
 
 def grad_fn_signals(grad_fn: Callable, params: Any, batch: Any, n: int) -> list:

@@ -48,7 +48,10 @@ def activation_slope(name: str, z: Any, h: Any, xp: Any) -> Any:
     if name == "tanh":
         return 1 - h * h
     if name == "relu":
-        return (z > 0).astype(z.dtype)
+        # 1/2 at a tie, the slope jax.grad gives the forward max(z, 0) there: each is a
+        # subgradient, and with 0 a sample at z = 0 (a zero input, zero biases) read 0
+        # where jax.grad of the model's own loss reads 1/4 squared
+        return (z > 0).astype(z.dtype) + 0.5 * (z == 0).astype(z.dtype)
     if name == "sigmoid":
         return h * (1 - h)
     return sigmoid(z, xp)

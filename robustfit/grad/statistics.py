@@ -19,6 +19,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from . import reductions
 from .signals import DenseSignal
 
@@ -73,8 +75,10 @@ def chunk_statistics(
         # gradients where a select does not (XLA materialised them: 2x slower on a
         # 1e5-parameter MLP); a NaN it lets through sends the call to the checked pass.
         # Not with nan_policy="propagate", whose first pass may be the result: there
-        # inf * 0 would turn an infinite sum into NaN
-        keep = keep.astype(dtypes[0])
+        # inf * 0 would turn an infinite sum into NaN. In the narrowest of the leaves'
+        # dtypes (0 and 1 are exact in each): a float64 mask widened float32 leaves
+        # with it, and the scan's carry then changed type from one chunk to the next
+        keep = keep.astype(min(dtypes, key=lambda d: np.dtype(d).itemsize))
     scales: dict = {}
     if eager:  # a Python int, and no mask where every sample is kept
         used = int(xp.sum(keep)) if keep is not None else _chunk_length(signals)
