@@ -42,10 +42,15 @@ _BASE = stats.rv_continuous
 T_MAX = 4.5  # nodes t in [-T_MAX, T_MAX]: u and 1 - u reach 1e-61
 COARSE_STEP = 1.0 / 8.0
 AGREE = 1e-10  # the two step sizes agree to this share of the integral of |Q|**k
-# a family whose rule took longer than this (its quantile function solves for each
-# point: ksone's took 0.3 s, against 0.3-0.6 ms for explicit ones) is left to scipy
-# from then on
+# a family whose rule took longer than this, SLOW_STRIKES times, in CPU time (its
+# quantile function solves for each point: ksone's took 0.3 s, against 0.3-0.6 ms for
+# explicit ones) is left to scipy from then on. Wall time, once, had left a user's
+# density to scipy's route (a root of its integrated cdf for every point of the
+# quantile function, a minute a moment) for the rest of the process wherever a pause of
+# the machine fell within one rule: a fit by the method of moments then ran for minutes
 SLOW_RULE_S = 0.05
+SLOW_STRIKES = 2
+_STRIKES: dict[type, int] = {}
 _SLOW: set[type] = set()
 ADAPTIVE_REL_ERROR = 1e-8  # QUADPACK's error estimate, as a share of ∫|Q|**k
 END_PROBES = (1e-6, 1e-11, 1e-16)  # distances to each end of (0, 1) where q |Q|**k must fall
@@ -81,17 +86,20 @@ def settled_rule(dist, rule, coarse_step: float, slow: set) -> np.ndarray | None
     """The sums of ``rule(step) -> (sums, magnitudes) or None`` at ``coarse_step``
     halved, where the rule at ``coarse_step`` agrees with them (within :data:`AGREE` of
     the magnitudes); None where a rule fails, raises, or disagrees. A rule slower than
-    :data:`SLOW_RULE_S` adds ``type(dist)`` to ``slow`` (the caller then leaves the
-    family to scipy from then on)."""
+    :data:`SLOW_RULE_S` of CPU time is None; the SLOW_STRIKES-th adds ``type(dist)`` to
+    ``slow`` (the caller then leaves the family to scipy from then on)."""
     rules = []
     for step in (coarse_step, 0.5 * coarse_step):
-        started = time.perf_counter()
+        started = time.process_time()
         try:
             values = rule(step)
         except Exception:  # (a user's method that takes no arrays)
             values = None
-        if time.perf_counter() - started > SLOW_RULE_S:
-            slow.add(type(dist))
+        if time.process_time() - started > SLOW_RULE_S:
+            strikes = _STRIKES.get(type(dist), 0) + 1
+            _STRIKES[type(dist)] = strikes
+            if strikes >= SLOW_STRIKES:
+                slow.add(type(dist))
             return None
         if values is None:
             return None
