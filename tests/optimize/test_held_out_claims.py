@@ -78,3 +78,63 @@ def test_scipys_own_failure_in_a_fallback_stage_is_not_an_internal_error():
                                              1.0143271624922465]), rng=0)
     assert res.status != 7 and not res.success
     assert res.fun == fun.value
+
+
+def _polish_drop(fun, x, rel=1e-5):
+    """How much a small Nelder-Mead simplex from ``x`` lowers ``fun`` (>= 0)."""
+    from scipy.optimize import minimize
+
+    simplex = np.vstack([x, x + np.diag(rel * np.maximum(1.0, np.abs(x)))])
+    res = minimize(fun, x, method="Nelder-Mead",
+                   options={"initial_simplex": simplex, "xatol": 1e-12, "fatol": 1e-14,
+                            "maxfev": 2000 * x.size})
+    return max(0.0, float(fun(x) - res.fun))
+
+
+def nesterov_chebyshev_rosenbrock_2(x):
+    return 0.25 * abs(x[0] - 1.0) + abs(x[1] - 2.0 * abs(x[0]) + 1.0)
+
+
+def test_a_clarke_point_with_descent_along_its_crease_is_not_claimed():
+    # at (0, -1) the gradients of the four pieces combine to zero (the sampled
+    # certificate passed there, 0.25 above the minimum), while f falls along the crease
+    # x2 = 2 x1 - 1
+    res = robust_minimize(nesterov_chebyshev_rosenbrock_2,
+                          np.array([-0.2594995410843861, 1.5907685671942948]), rng=0)
+    assert not (res.success and res.fun > 1e-4), (res.x, res.fun)
+    assert any(e.get("kind") == "descent_along_crease" for e in res.events)
+
+
+def test_crease_directions_descend_on_both_pieces_of_a_crease():
+    from robustfit.optimize.descent_probe import crease_directions
+
+    g = [np.array([-2.25, 1.0]), np.array([1.75, -1.0]), np.array([1.75, 1.0]),
+         np.array([-2.25, -1.0])]
+    directions = crease_directions(g, 8)
+    assert all(abs(np.linalg.norm(d) - 1.0) < 1e-12 for d in directions)
+    crease = np.array([1.0, 2.0]) / np.sqrt(5.0)
+    assert any(np.allclose(d, crease) for d in directions)
+    for d in directions:  # each descends on the two pieces it was made from, alike
+        slopes = [float(gi @ d) for gi in g]
+        assert any(a < 0 and abs(a - b) < 1e-12
+                   for i, a in enumerate(slopes) for b in slopes[i + 1:]), slopes
+    # one piece (equal gradients) or a 1-D kink has no crease direction
+    assert crease_directions([np.array([1.0, 2.0]), np.array([1.0, 2.0])], 4) == []
+    assert crease_directions([np.array([1.0]), np.array([-1.0])], 4) == []
+
+
+def schaffer_2(x):
+    return 0.5 + (np.sin(x[0] ** 2 - x[1] ** 2) ** 2 - 0.5) / (
+        1.0 + 0.001 * (x[0] ** 2 + x[1] ** 2)) ** 2
+
+
+def test_a_newton_pass_on_a_curved_valley_is_checked_along_the_gradient():
+    # 52 units out, partials 5.5e-4 (relative measure 0.03), the Newton decrement passed:
+    # the quadratic model does not see the valley curve, and points along it are 2.6e-3
+    # lower
+    res = robust_minimize(schaffer_2, np.array([84.2958730118134, 64.8216938409191]),
+                          rng=0)
+    assert res.fun == schaffer_2(res.x)
+    if res.success:
+        assert _polish_drop(schaffer_2, res.x) <= 1e-6 * max(1.0, abs(res.fun))
+    assert res.fun < 0.4652114 - 1e-3
