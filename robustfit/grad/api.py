@@ -199,13 +199,12 @@ def _run(
         xp = importlib.import_module("cupy") if backend == "cupy" else None
         if xp is None:
             xp = array_namespace(*_tree.flatten(params)[0])
-        value, finite, unflatten = array_statistics(
+        value, finite, unflatten, chunk = array_statistics(
             loss, params, batch, n=n, stat=stat, chunk_size=chunk_size,
-            mask_nonfinite=mask, xp=xp, grad_fn=grad_fn,
+            mask_nonfinite=mask, xp=xp, grad_fn=grad_fn, memory_budget=memory_budget,
         )
         kind = "grad_fn" if grad_fn is not None else "spec"
         paths = unflatten([kind] * len(_tree.flatten(params)[0]))
-        chunk = min(chunk_size or n, n)
     if finite is None:  # not waited for: propagate, and no info asked for
         return value, unflatten, GradSqInfo(backend, paths, chunk, n, n)
     bad = np.flatnonzero(~finite)

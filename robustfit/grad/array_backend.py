@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from . import _tree
+from .chunking import choose_chunk_size, spec_elements
 from .derivatives import backward
 from .signals import FullSignal
 from .specs import DenseModel
@@ -75,17 +76,26 @@ def array_statistics(
     mask_nonfinite: bool,
     xp: Any,
     grad_fn: Callable | None = None,
-) -> tuple[Any, np.ndarray, Callable]:
-    """Statistic ``stat`` over the batch; return ``(value, finite, unflatten)``.
+    memory_budget: int | None = None,
+) -> tuple[Any, np.ndarray, Callable, int]:
+    """Statistic ``stat`` over the batch; return ``(value, finite, unflatten, chunk)``.
 
     ``value`` is a list of leaves for "sum", "mean" (over the samples used) and
     "squares" (rebuild with ``unflatten``) and a (batch,) array of squared norms for
-    "norms"; ``finite`` is a NumPy boolean array.
+    "norms"; ``finite`` is a NumPy boolean array; ``chunk`` the samples per chunk:
+    ``chunk_size``, or the most whose intermediates fit in ``memory_budget`` (a spec's
+    layer inputs and outputs, or the full gradients a ``grad_fn`` returns).
     """
     param_leaves, unflatten = _tree.flatten(params)
     batch_leaves, rebuild_batch = _tree.flatten(batch)
     dtypes = [accumulation_dtype(p.dtype, xp) for p in param_leaves]
-    chunk = min(chunk_size or n, n)
+    if chunk_size is None:
+        per_sample = (spec_elements(loss.layer_params(params))
+                      if grad_fn is None and isinstance(loss, DenseModel)
+                      else sum(int(np.prod(p.shape)) for p in param_leaves))
+        itemsize = max(np.dtype(d).itemsize for d in dtypes)
+        chunk_size = choose_chunk_size(per_sample, itemsize, n, memory_budget)
+    chunk = min(chunk_size, n)
     mean = stat == "mean"
     stat = "sum" if mean else stat
     parts, finite_parts = [], []
@@ -118,7 +128,7 @@ def array_statistics(
         value = [xp.concatenate(leaf) for leaf in zip(*parts, strict=True)]
     else:
         value = xp.concatenate(parts)
-    return value, finite, unflatten
+    return value, finite, unflatten, chunk
 
 
 def _to_numpy(x: Any) -> np.ndarray:

@@ -21,15 +21,11 @@ import numpy as np
 from ..errors import InvalidInputError
 from . import jaxpr_dense
 from .array_backend import spec_signals
+from .chunking import choose_chunk_size, spec_elements
 from .signals import FullSignal
 from .specs import DenseModel
 from .statistics import accumulation_dtype, all_finite, chunk_statistics
 
-#: Default bytes the per-sample gradients of one chunk may occupy.
-DEFAULT_MEMORY_BUDGET = 256 * 2**20
-# Per-sample bytes are itemsize x (this many copies of each generic leaf): the gradient,
-# its square and XLA temporaries.
-_COPIES = 3
 _CACHE: OrderedDict = OrderedDict()
 _CACHE_SIZE = 64
 
@@ -41,20 +37,6 @@ class Route:
     paths: tuple[str, ...]
     chunk_size: int
     plan: Any = None
-
-
-def choose_chunk_size(
-    per_sample_elements: int, itemsize: int, n: int, budget: int | None
-) -> int:
-    """Chunk size whose per-sample intermediates fit in ``budget`` bytes (at least 1).
-
-    The batch is split into the fewest chunks that fit, of equal size, so that padding
-    the last chunk wastes fewer than one sample per chunk.
-    """
-    budget = DEFAULT_MEMORY_BUDGET if budget is None else budget
-    per_sample = max(1, _COPIES * per_sample_elements * itemsize)
-    largest = int(min(n, max(1, budget // per_sample)))
-    return math.ceil(n / math.ceil(n / largest))
 
 
 def _signature(leaves: list, treedef: Any) -> tuple:
@@ -92,7 +74,9 @@ def plan_route(
     leaves, treedef = jax.tree_util.tree_flatten(params)
     itemsize = max(np.dtype(x.dtype).itemsize for x in leaves)
     if isinstance(loss, DenseModel) and fast_path:
-        return Route(("spec",) * len(leaves), chunk_size or n)
+        chunk = chunk_size or choose_chunk_size(
+            spec_elements(loss.layer_params(params)), itemsize, n, budget)
+        return Route(("spec",) * len(leaves), min(chunk, n))
     sample = jax.tree_util.tree_map(lambda x: x[0], batch)
     _check_scalar_loss(loss, params, sample)
     plan = None

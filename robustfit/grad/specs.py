@@ -89,6 +89,13 @@ class DenseModel:
             want = {"w", "b"} if spec.bias else {"w"}
             if not isinstance(p, Mapping) or set(p) != want:
                 raise InvalidInputError(f"params[{i}] must be a dict with keys {sorted(want)}.")
+        last = tuple(getattr(layers[-1]["w"], "shape", ()))
+        if self.loss == "logistic" and len(last) > 1 and last[1] != 1:
+            raise InvalidInputError(
+                f"loss='logistic' needs one output (a score for labels 0/1), but the last "
+                f"layer's 'w' has shape {last}, {last[1]} outputs: give it shape "
+                f"({last[0]},) or ({last[0]}, 1), or use loss='softmax_cross_entropy' for "
+                f"{last[1]} classes.")
         return list(layers)
 
     def init_params(

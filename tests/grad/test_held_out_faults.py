@@ -95,3 +95,37 @@ def test_mixed_float64_and_float32_leaves_chunk_without_widening():
             assert got["w"].dtype == jnp.float32 and got["a"].dtype == jnp.float64
             np.testing.assert_allclose(np.asarray(got["w"]), want["w"], rtol=1e-5)
             np.testing.assert_allclose(np.asarray(got["a"]), want["a"], rtol=1e-12)
+
+
+def test_specs_keep_to_the_memory_budget_on_both_backends():
+    # a spec's chunk was the whole batch whatever memory_budget said (and info reported
+    # a chunk_size larger than the batch)
+    model = mlp(("tanh",))
+    rng = np.random.default_rng(0)
+    params = model.init_params([4, 8, 1], rng)
+    batch = (rng.standard_normal((100, 4)), rng.standard_normal(100))
+    want = per_sample_grad_sq(model, params, batch, backend="numpy", chunk_size=100)
+    for backend in ("numpy", "jax"):
+        if backend == "jax":
+            params = jax.tree_util.tree_map(jnp.asarray, params)
+            batch = tuple(jnp.asarray(v) for v in batch)
+        for kwargs, most in (({"memory_budget": 3000}, 10), ({"chunk_size": 1000}, 100)):
+            got, info = per_sample_grad_sq(model, params, batch, backend=backend,
+                                           return_info=True, **kwargs)
+            assert 1 <= info.chunk_size <= most
+            for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want),
+                            strict=True):
+                np.testing.assert_allclose(np.asarray(g), w, rtol=1e-5, atol=1e-12)
+
+
+def test_a_logistic_spec_with_several_outputs_gets_a_clear_error():
+    import pytest
+
+    from robustfit import InvalidInputError
+    from robustfit.grad import Dense, DenseModel
+
+    model = DenseModel((Dense("identity"),), loss="logistic")
+    params = {"w": np.ones((3, 2)), "b": np.zeros(2)}
+    batch = (np.ones((5, 3)), np.zeros(5))
+    with pytest.raises(InvalidInputError, match="softmax_cross_entropy"):
+        per_sample_grad_sq(model, params, batch, backend="numpy")
