@@ -32,19 +32,16 @@ import os
 import shlex
 import sys
 import time
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from robustfit import robust_minimize  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from minimize_support import code_version, value_at  # noqa: E402
+from minimize_support import code_version, run_method, value_at  # noqa: E402
 
 OURS = ("robust",)
 SCIPY = ("BFGS", "L-BFGS-B", "Nelder-Mead", "Powell")
@@ -173,27 +170,8 @@ def _within(f: float, target: float, fstar: float, tol: float) -> bool:
 def run_one(family: Family, n: int, method: str) -> dict:
     x0 = np.asarray(family.x0(n), dtype=float)
     fstar = float(family.fstar(n))
-    calls = [0]
-
-    def counted(x):
-        calls[0] += 1
-        return family.fun(np.asarray(x, dtype=float))
-
-    error, x, success, message, reported = None, None, False, "", None
-    t0 = time.perf_counter()
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            if method == "robust":
-                res = robust_minimize(counted, x0.copy(), rng=0)
-            else:
-                res = minimize(counted, x0.copy(), method=method)
-        x, success, message = np.asarray(res.x, dtype=float), bool(res.success), str(
-            res.message)
-        reported = int(getattr(res, "nfev", -1))
-    except Exception as exc:  # an exception escaping the optimiser is an outcome we count
-        error = f"{type(exc).__name__}: {exc}"[:200]
-    elapsed = time.perf_counter() - t0
+    run = run_method(family.fun, x0, method)
+    x, success, message, error = run["x"], run["success"], run["message"], run["error"]
     f = value_at(family.fun, x) if x is not None else float("nan")
     solved = _within(f, fstar, fstar, TOL)
     return dict(problem=family.name, n=n, method=method, f0=value_at(family.fun, x0),
@@ -202,7 +180,7 @@ def run_one(family: Family, n: int, method: str) -> dict:
                 false_success=bool(success and not solved),
                 local=bool(not solved and any(_within(f, m, fstar, TOL)
                                               for m in family.local_minima)),
-                nfev=calls[0], nfev_reported=reported, time=round(elapsed, 3),
+                nfev=run["nfev"], nfev_reported=run["nfev_reported"], time=round(run["time"], 3),
                 message=message[:200], error=error)
 
 

@@ -61,10 +61,9 @@ from scipy.optimize import minimize
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from robustfit import robust_minimize  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from minimize_support import code_version, value_at  # noqa: E402
+from minimize_support import code_version, run_method, value_at  # noqa: E402
 
 OURS = ("robust",)
 SCIPY = ("BFGS", "L-BFGS-B", "Nelder-Mead", "Powell")
@@ -465,27 +464,8 @@ def _within(f: float, fstar: float, tol: float) -> bool:
 
 def run_one(prob: Problem, method: str) -> dict:
     x0, fstar = prob.x0, prob.fstar
-    calls = [0]
-
-    def counted(x):
-        calls[0] += 1
-        return prob.fun(np.asarray(x, dtype=float))
-
-    error, x, success, message, reported = None, None, False, "", None
-    t0 = time.perf_counter()
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            if method == "robust":
-                res = robust_minimize(counted, x0.copy(), rng=0)
-            else:
-                res = minimize(counted, x0.copy(), method=method)
-        x, success, message = np.asarray(res.x, dtype=float), bool(res.success), str(
-            res.message)
-        reported = int(getattr(res, "nfev", -1))
-    except Exception as exc:  # an exception escaping the optimiser is an outcome we count
-        error = f"{type(exc).__name__}: {exc}"[:200]
-    elapsed = time.perf_counter() - t0
+    run = run_method(prob.fun, x0, method)
+    x, success, message, error = run["x"], run["success"], run["message"], run["error"]
     f = value_at(prob.fun, x) if x is not None else float("nan")
     solved = _within(f, fstar, TOL)
     below = bool(np.isfinite(f) and f < fstar - TOL * max(1.0, abs(fstar)))
@@ -493,7 +473,7 @@ def run_one(prob: Problem, method: str) -> dict:
                 f=f, fstar=fstar, gap=f - fstar, solved=solved,
                 solved_1e6=_within(f, fstar, TOL_TIGHT), success=success,
                 false_success=bool(success and not solved), below=below,
-                nfev=calls[0], nfev_reported=reported, time=round(elapsed, 3),
+                nfev=run["nfev"], nfev_reported=run["nfev_reported"], time=round(run["time"], 3),
                 message=message[:200], error=error,
                 x=None if x is None else x.tolist())
 

@@ -1112,19 +1112,10 @@ class _Run:
         directions = crease_directions([gi for _, _, gi in items],
                                        CREASE_PROBES * z.size)
         size = np.maximum(1.0, np.abs(z))
-        cost = len(directions) * len(CREASE_STEPS)
-        if not directions or (self.inp.maxfev is not None
-                              and self.guard.nfev + 2 * cost > self.inp.maxfev):
-            return False
-        for d in directions:
-            for step in CREASE_STEPS:
-                self.p.value(z + step * size * d)
-        if not self._lower_than_tested(slack=False):
-            return False
-        self.log.add(self.guard.stage, "descent_along_crease", f_tested=f,
-                     f=self.guard.best_f, reason="f falls along a crease where the sampled "
-                     "gradients combined to zero: the tests are taken there")
-        return True
+        moves = [step * size * d for d in directions for step in CREASE_STEPS]
+        return self._lower_after_moves(
+            z, f, moves, "descent_along_crease", "f falls along a crease where the "
+            "sampled gradients combined to zero: the tests are taken there")
 
     def _descends_along_gradient(self, z, f, g, free=None) -> bool:
         """Whether ``f`` falls along minus the gradient from ``z``, where the Newton
@@ -1144,17 +1135,26 @@ class _Run:
         if free is not None:
             d = np.where(free, d, 0.0)
         reach = float(np.max(np.abs(d) / size))
-        if not (np.isfinite(reach) and reach > 0) or (
-                self.inp.maxfev is not None
-                and self.guard.nfev + 2 * len(CREASE_STEPS) > self.inp.maxfev):
+        if not (np.isfinite(reach) and reach > 0):
             return False
-        for step in CREASE_STEPS:
-            self.p.value(z + (step / reach) * d)
+        return self._lower_after_moves(
+            z, f, [(step / reach) * d for step in CREASE_STEPS], "descent_along_gradient",
+            "the Newton decrement passed, yet f falls along minus the gradient: the tests "
+            "are taken there")
+
+    def _lower_after_moves(self, z, f, moves: list, kind: str, reason: str) -> bool:
+        """Evaluate ``f`` at ``z + move`` for each of ``moves`` (where the budget left
+        pays for twice as many) and say whether the best point is now lower than the
+        tested one by more than a slope of ``gtol`` over the move
+        (:meth:`_lower_than_tested`, without its sliver); if so, log ``kind``."""
+        if not moves or (self.inp.maxfev is not None
+                         and self.guard.nfev + 2 * len(moves) > self.inp.maxfev):
+            return False
+        for move in moves:
+            self.p.value(z + move)
         if not self._lower_than_tested(slack=False):
             return False
-        self.log.add(self.guard.stage, "descent_along_gradient", f_tested=f,
-                     f=self.guard.best_f, reason="the Newton decrement passed, yet f falls "
-                     "along minus the gradient: the tests are taken there")
+        self.log.add(self.guard.stage, kind, f_tested=f, f=self.guard.best_f, reason=reason)
         return True
 
     def _lower_than_tested(self, slack: bool = True) -> bool:
