@@ -47,11 +47,14 @@ def run_scipy_stage(problem: ScaledProblem, z0: np.ndarray, method: str, maxfev:
             try:
                 res = minimize(problem.value, z0, method=method, bounds=bounds,
                                options=opts, callback=callback)
-            except (RuntimeError, ArithmeticError) as exc:
-                # scipy's own failure, not ours (our signals are not RuntimeErrors):
-                # Powell's line search raises "No valid bracket was found" where f falls
-                # without bound along a direction (Wolfe's function, linear in x3, at
-                # x3 = -2.6e285). The guard kept the best point; the stage just ends
+            except (RuntimeError, ArithmeticError, ValueError) as exc:
+                # scipy's own failure, not ours (our signals are none of these; fun's
+                # exceptions never reach scipy, the guard turns them into inf): Powell's
+                # line search raises "No valid bracket was found" where f falls without
+                # bound along a direction (Wolfe's function, linear in x3, at x3 =
+                # -2.6e285), and a ValueError (a maximum of an empty array) where a
+                # variable's bounds are equal. The guard kept the best point; the stage
+                # just ends
                 return f"{method} stopped: {type(exc).__name__}: {exc}"[:200]
     return str(res.message)
 

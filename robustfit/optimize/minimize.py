@@ -160,6 +160,8 @@ SAMPLING_RADIUS = 1e-7
 # pieces probed (at most this many per variable), each at these steps relative to
 # max(1, |z_i|), far beyond the sampled box (see _Run._descends_along_creases)
 CREASE_PROBES = 2
+# uniform draws in the box where no finite value was found around a bounded start
+BOX_DRAWS = 20
 CREASE_STEPS = (1e-5, 1e-3)
 # the stopping tests at the best point are taken at most this many times (again where
 # one of them found a better point)
@@ -566,9 +568,36 @@ class _Run:
         size = max(1.0, float(np.max(np.abs(z0))))
         radii = [radius * size for radius in (1e-3, 1e-2, 1e-1, 1.0, 10.0) for _ in range(6)]
         z, f, radius = self._first_finite_draw(z0, radii)
+        if z is None and self.bounded:
+            z, f = self._finite_in_box()
+            radius = "box"
         if z is not None:
             self.log.add("start", "finite_start", radius=radius, f=f)
         return z, f
+
+    def _finite_in_box(self):
+        """``(z, f)`` at the first finite value among the box's centre and BOX_DRAWS
+        uniform draws in it, over the variables bounded on both sides (the others stay
+        at the start's, clipped); ``(None, None)`` where none is. Draws around a start
+        near a corner are mostly clipped onto the box's faces: a function finite only
+        in the unit disc, in a box of +-2, from (-1.8, 0.3), was given up."""
+        lower, upper = self.p.lower, self.p.upper
+        both = np.isfinite(lower) & np.isfinite(upper)
+        if not np.any(both):
+            return None, None
+        base = np.clip(self.p.to_z(self.inp.x0), lower, upper)
+        centre = base.copy()
+        centre[both] = 0.5 * (lower[both] + upper[both])
+        points = [centre]
+        for _ in range(BOX_DRAWS):
+            z = base.copy()
+            z[both] = self.rng.uniform(lower[both], upper[both])
+            points.append(z)
+        for z in points:
+            f = self.p.value(z)
+            if np.isfinite(f):
+                return z, f
+        return None, None
 
     def _first_finite_draw(self, center, sizes):
         """``(z, f, size)`` at the first of the Gaussian draws ``center + size * N(0,

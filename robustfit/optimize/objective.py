@@ -103,6 +103,9 @@ class GuardedObjective:
         self.stage = stage
         self.nfev = 0
         self.best_x: np.ndarray | None = None
+        # the first point asked for and what fun gave there (NaN where it raised): the
+        # result where no finite value is ever found, so that fun is f(x) there too
+        self.first: tuple[np.ndarray, float] | None = None
         self.best_f = np.inf
         self.best_value = np.inf
         self.unit = 1.0
@@ -160,7 +163,11 @@ class GuardedObjective:
                 f = _as_scalar(value)
         except Exception as exc:  # the user's function failed here: a bad point, not a crash
             self._bad(x, f"{type(exc).__name__}: {exc}"[:200])
+            if self.first is None:
+                self.first = (x, np.nan)
             return np.inf, None
+        if self.first is None:
+            self.first = (x, f)
         if not np.isfinite(f):
             self._bad(x, f"non-finite value {f!r}")
             return np.inf, None

@@ -28,7 +28,10 @@ def build_result(*, guard, x0, stop_reason, verdict, nit, njev, restarts, log,
                  detail: str) -> OptimizeResult:
     """Assemble the result from the guard's best point; ``fun`` is always ``f(x)``."""
     if guard.best_x is None:
-        x, fun, status = np.array(x0, dtype=float), np.nan, 6
+        # (the first point fun saw, and its value: inf where fun gave inf, not NaN)
+        x, fun = ((guard.first[0].copy(), float(guard.first[1])) if guard.first is not None
+                  else (np.array(x0, dtype=float), np.nan))
+        status = 6
         message = STATUS[6] + (f"; {detail}" if detail else "")
     else:
         x, fun = guard.best_x.copy(), float(guard.best_value)

@@ -138,3 +138,55 @@ def test_a_newton_pass_on_a_curved_valley_is_checked_along_the_gradient():
     if res.success:
         assert _polish_drop(schaffer_2, res.x) <= 1e-6 * max(1.0, abs(res.fun))
     assert res.fun < 0.4652114 - 1e-3
+
+
+# --- with bounds (a second hunt: 68 functions, 3,330 bounded runs) ------------------------
+
+
+def test_no_point_fun_sees_or_returned_lies_outside_the_bounds():
+    # z * scale rounded an ulp beyond the box: x1 = -500 - 5.7e-14 returned, with success,
+    # and 6 of 10 points fun saw were outside
+    seen = []
+
+    def linear(x):
+        seen.append(np.array(x, dtype=float))
+        return float(x[0] + x[1])
+
+    res = robust_minimize(linear, [-586.4012649114691, -1129.3565475047826],
+                          bounds=[(-500, 500)] * 2, rng=0)
+    assert res.success and res.fun == -1000.0
+    assert np.all(res.x >= -500) and np.all(res.x <= 500)
+    assert all(np.all(x >= -500) and np.all(x <= 500) for x in seen)
+
+
+def test_a_variable_fixed_by_equal_bounds_does_not_break_the_powell_stage():
+    # scipy's Powell raised "zero-size array to reduction operation maximum" with
+    # lo == hi, and the run ended with status 7 (an internal error)
+    import math
+
+    def f(x):
+        return math.sqrt(x[0] + x[1]) + (x[0] - 1) ** 2 + (x[1] + 0.8) ** 2
+
+    res = robust_minimize(f, [-0.52, 0.0], bounds=[(-0.52, -0.52), (-2, 2)], rng=0)
+    assert res.status != 7
+    assert res.x[0] == -0.52 and res.fun == f(res.x)
+
+
+def _inside_unit_disc(x):
+    r2 = x[0] ** 2 + x[1] ** 2
+    return np.inf if r2 >= 1 else float(-np.log(1 - r2) + 3 * x[0] - x[1])
+
+
+def test_a_bounded_start_with_no_finite_value_nearby_searches_the_box():
+    # Gaussian draws around (-1.8, 0.3) were mostly clipped onto the box's faces, and
+    # the run gave up with status 6 (Powell from the same start reaches -1.5456)
+    res = robust_minimize(_inside_unit_disc, [-1.81553421394644, 0.29806004592333757],
+                          bounds=[(-2, 2)] * 2, rng=0)
+    assert res.fun < -1.54 and res.fun == _inside_unit_disc(res.x)
+
+
+def test_with_no_finite_value_anywhere_fun_is_what_fun_gave_at_x():
+    # status 6 returned fun = NaN where fun had returned inf at x
+    res = robust_minimize(lambda x: np.inf, [1.0, 2.0], maxfev=200)
+    assert res.status == 6 and not res.success
+    assert res.fun == np.inf and np.array_equal(res.x, [1.0, 2.0])
