@@ -160,9 +160,9 @@ SAMPLING_RADIUS = 1e-7
 # pieces probed (at most this many per variable), each at these steps relative to
 # max(1, |z_i|), far beyond the sampled box (see _Run._descends_along_creases)
 CREASE_PROBES = 2
+CREASE_STEPS = (1e-5, 1e-3)
 # uniform draws in the box where no finite value was found around a bounded start
 BOX_DRAWS = 20
-CREASE_STEPS = (1e-5, 1e-3)
 # the stopping tests at the best point are taken at most this many times (again where
 # one of them found a better point)
 RETESTS = 3
