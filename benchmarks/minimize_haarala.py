@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
 import sys
 import time
 from collections.abc import Callable
@@ -41,7 +40,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from minimize_support import code_version, run_method, value_at  # noqa: E402
+from minimize_support import code_version, command_line, run_method, value_at  # noqa: E402
 
 OURS = ("robust",)
 SCIPY = ("BFGS", "L-BFGS-B", "Nelder-Mead", "Powell")
@@ -203,13 +202,6 @@ def summarise(rows: list[dict]) -> dict:
     return summary
 
 
-def _command(argv) -> str:
-    env = os.environ.get("OPENBLAS_CORETYPE")
-    prefix = f"OPENBLAS_CORETYPE={env} " if env else ""
-    script = os.path.relpath(os.path.abspath(__file__))
-    return prefix + shlex.join(["python", script, *argv])
-
-
 def _print_table(summary: dict) -> None:
     k = summary["runs_per_method"]
     print(f"{'method':12s} {'solved 1e-4':>11s} {'solved 1e-6':>11s} {'false succ':>10s} "
@@ -243,7 +235,7 @@ def main(argv=None) -> dict:
     if args.out:
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         with open(args.out, "w") as fh:
-            json.dump(dict(command=_command(argv), version=code_version(),
+            json.dump(dict(command=command_line(__file__, argv), version=code_version(),
                            openblas_coretype=os.environ.get("OPENBLAS_CORETYPE"),
                            summary=summary,
                            problems=[dict(name=f.name, n=n, x0=f.x0(n).tolist(),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
 import subprocess
 
 import numpy as np
@@ -69,3 +70,11 @@ def run_method(fun, x0, method: str) -> dict:
         out["error"] = f"{type(exc).__name__}: {exc}"[:200]
     out.update(nfev=calls[0], time=time.perf_counter() - t0)
     return out
+
+
+def command_line(script: str, argv) -> str:
+    """The command that reran ``script`` (its ``__file__``) with ``argv``, with the
+    OPENBLAS_CORETYPE it ran under."""
+    env = os.environ.get("OPENBLAS_CORETYPE")
+    prefix = f"OPENBLAS_CORETYPE={env} " if env else ""
+    return prefix + shlex.join(["python", os.path.relpath(os.path.abspath(script)), *argv])

@@ -569,13 +569,13 @@ class _Run:
         radii = [radius * size for radius in (1e-3, 1e-2, 1e-1, 1.0, 10.0) for _ in range(6)]
         z, f, radius = self._first_finite_draw(z0, radii)
         if z is None and self.bounded:
-            z, f = self._finite_in_box()
+            z, f = self._finite_in_box(z0)
             radius = "box"
         if z is not None:
             self.log.add("start", "finite_start", radius=radius, f=f)
         return z, f
 
-    def _finite_in_box(self):
+    def _finite_in_box(self, z0):
         """``(z, f)`` at the first finite value among the box's centre and BOX_DRAWS
         uniform draws in it, over the variables bounded on both sides (the others stay
         at the start's, clipped); ``(None, None)`` where none is. Draws around a start
@@ -585,7 +585,7 @@ class _Run:
         both = np.isfinite(lower) & np.isfinite(upper)
         if not np.any(both):
             return None, None
-        base = np.clip(self.p.to_z(self.inp.x0), lower, upper)
+        base = np.clip(z0, lower, upper)
         centre = base.copy()
         centre[both] = 0.5 * (lower[both] + upper[both])
         points = [centre]
