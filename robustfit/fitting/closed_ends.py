@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from .shape_domains import probed_shape_domain
 from .spec import shape_integrality
 
 # a shape is tried at an end within this distance of it, relative to max(1, |end|)
@@ -84,13 +85,15 @@ def shape_domain_ends(dist, shapes, j: int) -> list[tuple[float, bool, float]]:
 
 def _domain(dist, j: int) -> tuple[tuple[float, float], tuple[bool, bool]]:
     """Shape ``j``'s domain and which of its ends belong to it, from scipy's shape
-    info (an open positive domain where there is none: a user's subclass)."""
+    info; for a distribution without it (a user's subclass), the domain its
+    ``_argcheck`` accepts (:mod:`.shape_domains`), each finite end belonging to it
+    where the check accepts the end itself (:func:`shape_domain_ends` asks)."""
     try:
         info = dist._shape_info()[j]
         lo, hi = (float(v) for v in info.domain)
         closed = tuple(bool(v) for v in info.inclusive)
     except (AttributeError, IndexError, NotImplementedError, TypeError, ValueError):
-        return (0.0, math.inf), (False, False)
+        return probed_shape_domain(dist, j), (True, True)
     return (lo, hi), closed
 
 

@@ -253,8 +253,12 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
         # (spacings scale with the data: the user's is n log(spread) lower)
         ceiling = None if fd.censored else plausible_ceiling(zd.uncensored)
         with budget_scope():
+            # (the guesses too go to the standardised coordinates: a loc= or scale=
+            # guess had been used there as given, and a density NaN outside its
+            # undeclared support, whose only usable start was the user's, gave NaN)
             theta_z, nll_z, success, message, start, attempts = _fit_standardized(
-                spec, zd, fixed_z, rng, gap_floor, ceiling, _ulp_gap_floor(fd, std),
+                replace(spec, guesses=_to_z(spec.guesses, spec, std)), zd, fixed_z, rng,
+                gap_floor, ceiling, _ulp_gap_floor(fd, std),
                 log_spread=math.log(std.spread))
         theta = std.theta_from_z(theta_z)
         for i, v in spec.fixed.items():
@@ -799,7 +803,13 @@ def _support_varies_with_shapes(spec: FitSpec) -> bool:
 
 
 def _fixed_to_z(spec: FitSpec, std: Standardizer) -> dict:
-    out = dict(spec.fixed)
+    return _to_z(spec.fixed, spec, std)
+
+
+def _to_z(values: dict[int, float], spec: FitSpec, std: Standardizer) -> dict:
+    """Parameter values by index (fixed ones, guesses) in the standardised
+    coordinates: loc and scale mapped, shapes as they are."""
+    out = dict(values)
     if spec.loc_index in out:
         out[spec.loc_index] = std.loc_to_z(out[spec.loc_index])
     if spec.scale_index in out:
@@ -1086,7 +1096,8 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
                                                                    spec.free):
         success, message = False, (f"{UNBOUNDED_AT_EDGE}: the density at the shapes "
                                    "found is infinite at an end of the support, which "
-                                   "loc moves onto the extreme observation, so no "
+                                   "loc (or the scale) moves onto the extreme "
+                                   "observation, so no "
                                    "maximum exists; reported: where the optimiser "
                                    "stopped")
     elif success and not zd.censored:
@@ -1137,7 +1148,10 @@ def _towards_limit_laws(spec: FitSpec, best, target, full, fixed_z: dict, summar
             law_fit = fit(law.dist, law.side * z)
         except RobustFitError:  # (data the law's family refuses: the fit stands)
             continue
-        theta = law.member(np.asarray(law_fit), z) if law_fit.success else None
+        # (converged or not: only its likelihood counts, checked below -- the Weibull
+        # standing for burr12's limit on 12 points has no maximum itself, its own
+        # supremum the Gumbel)
+        theta = law.member(np.asarray(law_fit), z) if np.isfinite(law_fit.nll) else None
         if theta is None:
             continue
         value = full(theta)
@@ -1606,7 +1620,7 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
     # compare its first probe with it)
     walk = EndApproach(j, spec.n_shapes, best.nll if nearer_end(
         ladder[0], best.theta[j], end) else math.inf)
-    theta, closest, likeliest, cut = best.theta, None, None, False
+    theta, closest, likeliest, cut, unjudged = best.theta, None, None, False, False
     # (from the last probe, a settling limit's next one is a few iterations away; one
     # that needs more is a walk that drags the others along: stop there)
     maxfev = PROBE_EVALS_PER_PARAMETER * len(spec.free)
@@ -1623,8 +1637,14 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
         res = _refit_with_shape_held(spec, theta if start is None else start, j, value,
                                      "open_end", full, fixed_z, summary, gap_floor,
                                      maxfev=maxfev, deadline=deadline)
+        # (a probe with no start around the data, or no finite re-fit, ends the walk
+        # with no verdict; the probes before it still count: pareto on 20 points whose
+        # limit is the exponential, at shape 1e9 with loc and scale ~1e9, had no start
+        # inside the support to float64's precision, and the fit was kept, "converged"
+        # at shape 1.8e6, below probes at 1e7 and 1e8 more likely than it)
         if res is None:
-            return best
+            unjudged = k == 0
+            break
         attempts.append(res.attempt)
         if deadline is not None and time.monotonic() >= deadline:
             cut = True
@@ -1635,8 +1655,13 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
         # (a re-fit from a start that kept the moments may stop short of converging on
         # a ridge that drags loc and scale along -- lognorm's towards the normal -- and
         # still show the walk running away; from any other start, not)
-        if res.theta is None or not np.isfinite(res.value) or not (
-                res.success or start is not None):
+        if res.theta is None or not np.isfinite(res.value):
+            # (no start to re-fit from: a first probe never tried leaves the fit's point
+            # unjudged; an infinite one -- a start not carried along, gengamma's scale
+            # at a = 1e3 -- says nothing either way, as before)
+            unjudged = k == 0 and res.theta is None
+            break
+        if not (res.success or start is not None):
             return best
         if likeliest is None or res.value <= likeliest.value + rounding_of(
                 likeliest.value):  # (the deepest of equals)
@@ -1673,6 +1698,14 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
         if verdict == "settled":
             return _at_end_of_ladder(spec, best, res, ladder[k + 1:], j, end, full,
                                      fixed_z, summary, gap_floor, attempts)
+    if unjudged and best.success:
+        # (not even the first probe could be re-fitted: a point this deep towards the
+        # end is no maximum shown -- pareto's exponential limit, mapped to 1e-6 x, had
+        # "converged" at shape 7.7e8, the probe at 1e10 outside float64's reach)
+        return best._replace(success=False, message=(
+            f"no maximum shown: shape {j} stopped at {best.theta[j]:.6g} on its way "
+            f"towards {end:g}, an end its domain excludes, and no probe nearer that end "
+            f"could be re-fitted ({best.message})"))
     if likeliest is None or not likeliest.value < best.nll - rounding_of(best.nll) \
             or _density_off(spec, likeliest.theta):
         return None if cut else best

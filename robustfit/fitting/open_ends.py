@@ -303,10 +303,13 @@ class EndApproach:
     def add(self, nll: float, theta, converged: bool = True) -> str:
         """The verdict after the probe with ``nll`` at ``theta`` (``converged``: whether
         its re-fit converged; an unconverged probe can show a runaway, never a settled
-        limit)."""
+        limit, nor a turn: pareto on 20 points whose limit is the exponential, mapped to
+        1e6 x, stopped short at shape 1e9, where loc and scale ~1e9 hold the support's
+        end to ~1e-7, and the walk, taking that for a turn, resumed from the probe at 1e8
+        and said it had converged)."""
         rise = self.nll - nll
         if not math.isfinite(nll) or rise < -rounding_of(nll):
-            self.turned = math.isfinite(nll)
+            self.turned = math.isfinite(nll) and converged
             return "stop"  # less likely nearer the end: the optimum is not there
         rise = max(rise, 0.0)
         if self.theta is not None and rise > rounding_of(nll):

@@ -7,10 +7,12 @@ positive, such a shape kept the fit from the truth: a skew-normal written as a
 subclass, fitted to data drawn with shape -4, ended at shape 0.003, 34 log-likelihood
 units short of the truth's, saying success.
 
-The domain is the run of accepted values, among probes from -1e8 to 1e8, around a
-combination of shapes ``_argcheck`` accepts; each finite end is bisected between the
-last accepted and the first refused probe, and snapped to a round value where the check
-changes there (``a > 0`` gives 0, ``w < 1`` gives 1).
+The domain spans the accepted values, among probes from -1e8 to 1e8, with the other
+shapes at a combination ``_argcheck`` accepts and at every probe of one of them in turn
+(the hull of those: a check ``a < b`` limits each shape only through the other); each
+finite end is bisected between the last accepted and the first refused probe, and
+snapped to a round value where the check changes there (``a > 0`` gives 0, ``w < 1``
+gives 1).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import warnings
 import numpy as np
 from scipy import stats
 
-__all__ = ["probed_shape_domain"]
+__all__ = ["probed_integrality", "probed_shape_domain"]
 
 PROBES = (-1e8, -1e4, -100.0, -10.0, -2.0, -1.0, -0.5, -1e-3, 0.0, 1e-3, 0.5, 1.0, 2.0,
           10.0, 100.0, 1e4, 1e8)
@@ -64,19 +66,82 @@ def _probed(dist, j: int) -> tuple[float, float]:
     base = _accepted_base(dist)
     if base is None:
         return 0.0, math.inf
-    accepted = [_accepts(dist, base, j, v) for v in PROBES]
-    first = last = PROBES.index(base[j])
-    while first > 0 and accepted[first - 1]:
-        first -= 1
-    while last < len(PROBES) - 1 and accepted[last + 1]:
-        last += 1
-    lo = -math.inf if first == 0 else _end(dist, base, j, PROBES[first], PROBES[first - 1])
-    hi = math.inf if last == len(PROBES) - 1 else _end(dist, base, j, PROBES[last],
-                                                        PROBES[last + 1])
+    lo, hi = math.inf, -math.inf
+    for other in _other_bases(dist, base, j):
+        accepted = [v for v in PROBES if _accepts(dist, other, j, v)]
+        if not accepted:
+            continue
+        # an end that moves out to the extreme probes with another shape is no end
+        extreme = other != base and any(abs(v) == PROBES[-1] for v in other)
+        if accepted[0] < lo:
+            lo = -math.inf if accepted[0] == PROBES[0] or extreme else _end(
+                dist, other, j, accepted[0], PROBES[PROBES.index(accepted[0]) - 1])
+        if accepted[-1] > hi:
+            hi = math.inf if accepted[-1] == PROBES[-1] or extreme else _end(
+                dist, other, j, accepted[-1], PROBES[PROBES.index(accepted[-1]) + 1])
     return lo, hi
 
 
+def _other_bases(dist, base: tuple[float, ...], j: int):
+    """``base``, then ``base`` with one other shape at a time set to each probe: a check
+    that ties shapes together (``a < b``) accepts a different run of shape ``j`` at
+    each, and the domain is their hull -- probed at ``b = 2`` alone, a hand-written
+    truncated normal's ``a < b`` gave ``b`` the domain ``(1, inf)``, and fits to data
+    whose upper end is 0.5 standard deviations out stopped at ``b = 1 + 2e-9``, up to
+    9 log-likelihood units short, saying success. (The joint check itself stays the
+    likelihood's: a point it refuses is not feasible.)"""
+    yield base
+    for k in range(dist.numargs):
+        if k == j:
+            continue
+        for v in PROBES:
+            if v != base[k]:
+                other = list(base)
+                other[k] = v
+                yield tuple(other)
+
+
 _probed_cached = functools.lru_cache(maxsize=64)(_probed)
+
+# an integral shape: the check accepts at least two of these and refuses each one's
+# half-integer neighbour above
+INTEGER_PROBES = (1.0, 2.0, 3.0, 5.0, 10.0)
+
+
+def probed_integrality(dist, j: int) -> bool:
+    """Whether ``dist._argcheck`` takes only integers for shape ``j`` (a hand-written
+    Erlang's ``k == round(k)``): it accepts at least two of :data:`INTEGER_PROBES` and
+    refuses the half-integer above each one it accepts (the other shapes at a
+    combination it accepts). False where ``_argcheck`` is scipy's own. Memoised like
+    :func:`probed_shape_domain`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> class Erlang(stats.rv_continuous):
+    ...     def _argcheck(self, k):
+    ...         return (k > 0) & (k == np.round(k))
+    >>> probed_integrality(Erlang(a=0, name="erlang", shapes="k"), 0)
+    True
+    """
+    try:
+        return _integral_cached(dist, j)
+    except TypeError:
+        return _integral(dist, j)
+
+
+def _integral(dist, j: int) -> bool:
+    if getattr(type(dist), "_argcheck", None) is stats.rv_continuous._argcheck:
+        return False
+    base = _accepted_base(dist)
+    if base is None:
+        return False
+    whole = [v for v in INTEGER_PROBES if _accepts(dist, base, j, v)]
+    return len(whole) >= 2 and not any(_accepts(dist, base, j, v + 0.5) for v in whole)
+
+
+_integral_cached = functools.lru_cache(maxsize=64)(_integral)
 
 
 def _accepts(dist, shapes, j: int, value: float) -> bool:

@@ -15,7 +15,7 @@ from ..errors import (
     UnexpectedArgumentError,
     UnsupportedDistributionError,
 )
-from .shape_domains import probed_shape_domain
+from .shape_domains import probed_integrality, probed_shape_domain
 
 FIT_METHODS = ("MLE", "MM")
 
@@ -200,7 +200,11 @@ def shape_domain(dist, j: int) -> tuple[float, float]:
 
 
 def shape_integrality(dist, j: int) -> bool:
+    """Whether shape ``j`` takes integer values: from scipy's shape info, or, for a
+    distribution without it, where its ``_argcheck`` takes only integers
+    (:func:`.shape_domains.probed_integrality`): a hand-written Erlang had stayed at its
+    start's integer, claiming success 10 log-likelihood units short."""
     try:
         return bool(dist._shape_info()[j].integrality)
     except (AttributeError, IndexError, NotImplementedError, TypeError):
-        return False
+        return probed_integrality(dist, j)
