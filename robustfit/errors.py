@@ -72,7 +72,8 @@ class UnexpectedArgumentError(InvalidInputError, TypeError):
 
 
 class UnsupportedDistributionError(RobustFitError, TypeError):
-    """The distribution object is not a continuous scipy.stats distribution."""
+    """The distribution object is not a continuous scipy.stats distribution, or cannot
+    serve the request (censored data with a subclass that defines only a log-density)."""
 
 
 class BackendUnavailableError(RobustFitError, ImportError):

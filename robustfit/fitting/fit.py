@@ -12,7 +12,12 @@ import numpy as np
 from scipy import stats
 
 from .._validation import as_float_array
-from ..errors import InsufficientDataError, OutOfSupportError, RobustFitError
+from ..errors import (
+    InsufficientDataError,
+    OutOfSupportError,
+    RobustFitError,
+    UnsupportedDistributionError,
+)
 from .accurate_logpdf import accurate_logpdf
 from .circular import circular_vonmises_fit, is_circular
 from .closed_ends import closed_ends_near
@@ -81,6 +86,7 @@ from .sufficient import sufficient_statistic_fit
 from .symmetries import absorbs_fixed_scale, at_scale, canonical_scale, shapes_absorb_scale
 from .tight_ends import tighten_shape_ends
 from .time_budget import budget_scope, budget_seconds, spent, start_budget
+from .time_budget import clock as budget_clock
 from .unimodal import single_maximum
 from .user_optimizer import USER_OPTIMIZER, run_user_optimizer
 
@@ -232,6 +238,8 @@ def fit(dist, data, *args, nan_policy: str = "raise", rng=None, **kwds) -> FitRe
         return quick
     fd = read_fit_data(data, nan_policy)
     _check_enough_data(spec, fd)
+    if fd.censored:
+        _check_censored_support(spec)
     # (the method of moments needs no support: its estimate's message says where it
     # leaves observations outside)
     mle = spec.method == "MLE"
@@ -800,6 +808,27 @@ def _support_varies_with_shapes(spec: FitSpec) -> bool:
         except Exception:
             continue
     return len(seen) > 1
+
+
+# private methods from which scipy's cdf and sf can be had without recursing: a
+# subclass with none of them (a _logpdf alone) has a default _pdf that differentiates
+# the cdf, whose default integrates the _pdf
+_CDF_SOURCES = ("_pdf", "_cdf", "_sf", "_logcdf", "_logsf", "_ppf", "_isf")
+
+
+def _check_censored_support(spec: FitSpec) -> None:
+    """Censored observations need the distribution's cdf or sf: refuse, clearly, a
+    subclass that defines none of :data:`_CDF_SOURCES` (its fit had returned NaN
+    parameters, "no starting point gave a finite likelihood")."""
+    cls = type(spec.dist)
+    if any(getattr(cls, name) is not getattr(stats.rv_continuous, name)
+           for name in _CDF_SOURCES):
+        return
+    raise UnsupportedDistributionError(
+        f"censored data need the cdf or sf of {spec.dist.name}, and its class defines "
+        f"only a log-density (none of {', '.join(_CDF_SOURCES)}), from which scipy "
+        f"cannot compute them; define _pdf (or _cdf) in the subclass, or fit the "
+        f"uncensored values.")
 
 
 def _fixed_to_z(spec: FitSpec, std: Standardizer) -> dict:
@@ -2016,17 +2045,18 @@ def _certified_by_profile(res: _Local, profile_nll: float) -> _Local:
 def _start_time_budget(objective, theta, evaluations: int) -> None:
     """Start the fit's time budget (:mod:`.time_budget`): ``evaluations`` at the price
     of ``objective`` at ``theta`` (the least of two timings), times its slack."""
-    start_budget(budget_seconds(_least_time(objective, theta, 2), evaluations))
+    start_budget(budget_seconds(_least_time(objective, theta, 2, budget_clock),
+                                evaluations))
 
 
-def _least_time(fn, theta, repeats: int) -> float:
-    """The least of ``repeats`` timings of ``fn(theta)``, in seconds (a pause of the
-    machine is not a cost)."""
+def _least_time(fn, theta, repeats: int, clock=time.perf_counter) -> float:
+    """The least of ``repeats`` timings of ``fn(theta)``, in seconds of ``clock`` (a
+    pause of the machine is not a cost)."""
     seconds = math.inf
     for _ in range(repeats):
-        started = time.perf_counter()
+        started = clock()
         fn(theta)
-        seconds = min(seconds, time.perf_counter() - started)
+        seconds = min(seconds, clock() - started)
     return seconds
 
 

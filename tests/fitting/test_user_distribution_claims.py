@@ -160,3 +160,43 @@ def test_loc_and_scale_guesses_are_standardised_like_the_data(magnitude):
     # the exponential's MLE puts loc on the smallest observation
     assert res[0] == pytest.approx(x.min(), rel=1e-6)
     assert np.isfinite(res.nll)
+
+
+class _WeibullLogpdfCdf(stats.rv_continuous):
+    def _logpdf(self, x, c):
+        return np.log(c) + (c - 1) * np.log(x) - x**c
+
+    def _cdf(self, x, c):
+        return -np.expm1(-(x**c))
+
+
+class _WeibullLogpdfOnly(stats.rv_continuous):
+    def _logpdf(self, x, c):
+        return np.log(c) + (c - 1) * np.log(x) - x**c
+
+
+@pytest.mark.parametrize("cls", [_WeibullLogpdfCdf, _WeibullLogpdfOnly])
+def test_method_of_moments_on_a_density_given_by_its_log(cls):
+    # no _pdf: scipy's default differentiates the cdf (the moments took minutes: a fit
+    # of 20 points ran past 120 s) or, with no cdf either, recurses ("no finite
+    # moments"); the moments now integrate exp(_logpdf)
+    dist = cls(a=0.0, name=cls.__name__, shapes="c")
+    x = stats.weibull_min.rvs(1.7, size=20, random_state=np.random.default_rng(1020))
+    ours = robustfit.fit(dist, x, method="MM")
+    ref = robustfit.fit(stats.weibull_min, x, method="MM")
+    assert ours.success and ref.success
+    np.testing.assert_allclose(tuple(ours), tuple(ref), rtol=1e-8)
+
+
+def test_censored_data_with_only_a_log_density_get_a_clear_error():
+    # scipy cannot compute its cdf (the default _pdf differentiates the cdf, whose
+    # default integrates the _pdf): the fit had returned NaN parameters
+    dist = _WeibullLogpdfOnly(a=0.0, name="weibull_logpdf_only", shapes="c")
+    x = stats.weibull_min.rvs(1.7, size=200, random_state=1)
+    cut = np.quantile(x, 0.8)
+    data = stats.CensoredData.right_censored(np.minimum(x, cut), x > cut)
+    with pytest.raises(robustfit.RobustFitError, match="define _pdf"):
+        robustfit.fit(dist, data)
+    with pytest.raises(TypeError):
+        robustfit.fit(dist, data)
+    assert robustfit.fit(dist, x).success  # (exact data need only the log-density)
