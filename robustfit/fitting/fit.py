@@ -2252,6 +2252,11 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
                       res.nfev, tuple(res.warnings))
     out = _Local(theta, value, res.success, res.message, res.hess_inv, res.abandoned, attempt)
     if escape and objective is None and theta is not None and res.success \
+            and not res.abandoned and "Nelder-Mead" in res.message:
+        out = _along_a_wall(spec, cand, out, nll, fixed_z, summary, gap_floor, bounded,
+                            race_spec, deadline, maxfev)
+        theta, value = out.theta, out.value
+    if escape and objective is None and theta is not None and out.success \
             and not res.abandoned:
         start = off_shape_plateau(spec.dist, nll, theta, n_shapes, fixed_z, value)
         if start is not None:
@@ -2267,6 +2272,80 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
                     more.attempt, initial=tuple(cand.theta), message=note,
                     nfev=res.nfev + more.attempt.nfev))
     return out
+
+
+# the relative move of each parameter, either way, that checks a Nelder-Mead optimum
+# for a wall of infeasible points with descent left along it ...
+WALL_STEP = 1e-6
+# ... lower by more than this (relative to the NLL) is descent
+WALL_RTOL = 1e-10
+
+
+def _along_a_wall(spec, cand, out, nll, fixed_z, summary, gap_floor, bounded, race,
+                  deadline, maxfev):
+    """``out`` (a Nelder-Mead "success"), or the optimum along the wall it stopped at.
+
+    A simplex also shrinks onto a wall of infeasible points -- a user's density NaN
+    outside a support it does not declare, loc on the smallest observation -- where
+    the optimiser's coordinates (loc / scale) cross the wall diagonally and no simplex
+    step stays feasible, though a parameter along the wall still descends: the fit
+    claimed success with the scale 7% off. Where moving one parameter either way meets
+    the wall (no finite NLL inside the declared support) and moving another lowers the
+    NLL, the parameters at the wall are held and the others re-fitted; the result
+    stands where it is lower, its success the re-fit's."""
+    theta, value = np.asarray(out.theta, dtype=float), out.value
+    free = [i for i in range(theta.size) if i not in fixed_z]
+    walls, descends = [], False
+    for i in free:
+        step = WALL_STEP * (theta[i] if i == theta.size - 1 else max(1.0, abs(theta[i])))
+        for sign in (1.0, -1.0):
+            moved = theta.copy()
+            moved[i] += sign * step
+            moved_value = nll(moved)
+            if not np.isfinite(moved_value):
+                if _inside_declared_support(nll, moved):
+                    walls.append(i)  # (the declared support's ends are the map's job)
+            elif moved_value < value - WALL_RTOL * max(1.0, abs(value)):
+                descends = True
+    walls = sorted(set(walls))
+    if not walls or not descends or len(walls) == len(free):
+        return out
+    held = {**fixed_z, **{i: float(theta[i]) for i in walls}}
+    more = _optimize_from(spec, Candidate(cand.start, theta), nll, None, held, summary,
+                          gap_floor, bounded=bounded, race=race, deadline=deadline,
+                          maxfev=maxfev, escape=False)
+    if more.theta is None or not more.value < value:
+        return out
+    if more.success and _descends_off_the_wall(nll, more.theta, more.value, walls):
+        more = more._replace(success=False)  # (the wall is not where the optimum is)
+    names = ", ".join(spec.names[i] for i in walls)
+    note = (f"{out.message}; on a wall of infeasible points, {names} held there and the "
+            f"rest re-fitted: {more.message}")
+    return more._replace(message=note, attempt=replace(
+        more.attempt, initial=out.attempt.initial, message=note,
+        nfev=out.attempt.nfev + more.attempt.nfev))
+
+
+def _inside_declared_support(nll, theta) -> bool:
+    """Whether ``theta`` is valid and keeps the data inside the support the family
+    declares (where the likelihood is still not finite, the wall is the density's)."""
+    feasible = getattr(nll, "_feasible", None)
+    return feasible is not None and feasible(np.asarray(theta, dtype=float).tolist()) \
+        is not None
+
+
+def _descends_off_the_wall(nll, theta, value: float, walls: list[int]) -> bool:
+    """Whether moving a parameter held at a wall either way (one side is the wall)
+    lowers the NLL by more than :data:`WALL_RTOL`."""
+    theta = np.asarray(theta, dtype=float)
+    for i in walls:
+        step = WALL_STEP * (theta[i] if i == theta.size - 1 else max(1.0, abs(theta[i])))
+        for sign in (1.0, -1.0):
+            moved = theta.copy()
+            moved[i] += sign * step
+            if nll(moved) < value - WALL_RTOL * max(1.0, abs(value)):
+                return True
+    return False
 
 
 def _unbounded_support(dist, shapes) -> bool:
