@@ -65,6 +65,7 @@ from .open_ends import (
     nearer_end,
     open_ends_near,
     probe_values,
+    quantile_transported,
     rounding_of,
 )
 from .optimizer import TIME_BUDGET_SPENT, Race, minimize_local
@@ -1650,6 +1651,7 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
     walk = EndApproach(j, spec.n_shapes, best.nll if nearer_end(
         ladder[0], best.theta[j], end) else math.inf)
     theta, closest, likeliest, cut, unjudged = best.theta, None, None, False, False
+    beyond = None  # the unconverged, less likely probe the walk stopped at
     # (from the last probe, a settling limit's next one is a few iterations away; one
     # that needs more is a walk that drags the others along: stop there)
     maxfev = PROBE_EVALS_PER_PARAMETER * len(spec.free)
@@ -1661,8 +1663,7 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
             # seconds (nct's at nc = 1e4: 5 s for 60 points, then an overflow)
             cut = True
             break
-        start = moment_transported(spec.dist, theta, j, value, spec.n_shapes) \
-            if both_free else None
+        start = _transported(spec, theta, j, value) if both_free else None
         res = _refit_with_shape_held(spec, theta if start is None else start, j, value,
                                      "open_end", full, fixed_z, summary, gap_floor,
                                      maxfev=maxfev, deadline=deadline)
@@ -1672,7 +1673,7 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
         # inside the support to float64's precision, and the fit was kept, "converged"
         # at shape 1.8e6, below probes at 1e7 and 1e8 more likely than it)
         if res is None:
-            unjudged = k == 0
+            unjudged = k == 0 and math.isinf(end)
             break
         attempts.append(res.attempt)
         if deadline is not None and time.monotonic() >= deadline:
@@ -1688,7 +1689,7 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
             # (no start to re-fit from: a first probe never tried leaves the fit's point
             # unjudged; an infinite one -- a start not carried along, gengamma's scale
             # at a = 1e3 -- says nothing either way, as before)
-            unjudged = k == 0 and res.theta is None
+            unjudged = k == 0 and res.theta is None and math.isinf(end)
             break
         if not (res.success or start is not None):
             return best
@@ -1696,6 +1697,17 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
                 likeliest.value):  # (the deepest of equals)
             likeliest = res
         verdict = walk.add(res.value, res.theta, converged=res.success)
+        if verdict == "stop" and not res.success and likeliest is not res:
+            beyond = value  # (less likely, unconverged: maybe past a maximum, maybe not)
+        if verdict == "stop" and k == 0 and not res.success and math.isinf(end) \
+                and _weak_claim(best.message):
+            # (the first probe towards an infinite end, less likely but not re-fitted to
+            # convergence, judges nothing, and a claim that rests on a simplex or on
+            # precision loss is no certificate either: a hand-written Pareto "converged"
+            # at b = 8.6e7 and 6.6e8, where loc and scale ~1e8 hold the support's end to
+            # ~1e-8, and its probe at 1e9 could not re-fit them; invgamma's profile
+            # maximum at a = 2e4 stands)
+            unjudged = True
         if verdict == "stop":
             # (a probe less likely than the one before where the density no longer
             # integrates to 1 -- scipy's loggamma at c = 1e12 has mass 1.003 -- turned
@@ -1738,6 +1750,11 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
     if likeliest is None or not likeliest.value < best.nll - rounding_of(best.nll) \
             or _density_off(spec, likeliest.theta):
         return None if cut else best
+    if beyond is not None and not cut:
+        inner = _maximum_between(spec, best, likeliest, beyond, j, full, fixed_z, summary,
+                                 gap_floor, attempts)
+        if inner is not None:
+            return inner
     why = ("was cut short by its time budget (the density grew costly towards the end)"
            if cut else "reached no verdict (re-fits short of converging, or the others or "
            "the rises not shrinking by the last probe)")
@@ -1745,6 +1762,49 @@ def _walk_to_open_end(spec: FitSpec, best, j: int, end: float, direction: float,
                f"{why}: reported at its most likely probe, shape {j} held at "
                f"{likeliest.theta[j]:.6g} ({likeliest.message}) ({best.message})")
     return _Best.of(likeliest, likeliest.value, "open_end", message, success=False)
+
+
+def _maximum_between(spec: FitSpec, best, probe, beyond: float, j: int, full,
+                     fixed_z: dict, summary, gap_floor: float, attempts: list):
+    """The optimum from ``probe`` (the walk's most likely probe) where it converges by
+    its gradient, is more likely still, and has shape ``j`` strictly between the
+    probe's value and ``beyond`` (the next probe, less likely but not re-fitted to
+    convergence): a maximum bracketed by the walk; else None. (invweibull on 12 points
+    peaks between its probes at 1e5 and 1e6; a Nelder-Mead "convergence", or one
+    outside the bracket -- pareto on 20 points at 1e6 x, resumed from 1e8 to 9.7e7 where
+    loc and scale ~1e8 hold the support's end to ~1e-8 -- is no maximum shown.)"""
+    res = _optimize_from(spec, Candidate("open_end", probe.theta), full, None, fixed_z,
+                         summary, gap_floor)
+    attempts.append(res.attempt)
+    if res.theta is None or not res.success or NELDER_MEAD in res.message:
+        return None
+    lo, hi = sorted((float(probe.theta[j]), float(beyond)))
+    if not (res.value < probe.value and lo < res.theta[j] < hi) or _density_off(
+            spec, res.theta):
+        return None
+    message = (f"{res.message}; a maximum between the walk's probes at {lo:g} and "
+               f"{hi:g} of shape {j}, from the more likely one ({best.message})")
+    return _Best.of(res, res.value, "open_end", message)
+
+
+NELDER_MEAD = "Nelder-Mead"  # (in a local run's message: its last stage claimed it)
+PRECISION_LOSS = "precision loss"  # (a line search that found no decrease)
+
+
+def _weak_claim(message: str) -> bool:
+    """Whether a fit's convergence rests on a Nelder-Mead simplex or followed a line
+    search's precision loss (its message says which stages ran)."""
+    return NELDER_MEAD in message or PRECISION_LOSS in message
+
+
+def _transported(spec: FitSpec, theta, j: int, value: float):
+    """A probe's start: ``theta`` with shape ``j`` at ``value`` and loc and scale moved
+    to keep its mean and variance, or, where the family states none, its quartiles;
+    None where neither can be had."""
+    moved = moment_transported(spec.dist, theta, j, value, spec.n_shapes)
+    if moved is None:
+        moved = quantile_transported(spec.dist, theta, j, value, spec.n_shapes)
+    return moved
 
 
 WALK_TIME_FACTOR = 0.5  # a fit's walks towards open ends may take this many times its

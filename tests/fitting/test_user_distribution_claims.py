@@ -204,3 +204,25 @@ def test_censored_data_with_only_a_log_density_get_a_clear_error():
     with pytest.raises(TypeError):
         robustfit.fit(dist, data)
     assert robustfit.fit(dist, x).success  # (exact data need only the log-density)
+
+
+class _ParetoByHand(stats.rv_continuous):
+    """A density and a cdf, no moments: the walk's probes keep the quartiles."""
+
+    def _pdf(self, x, b):
+        return b * x ** (-b - 1)
+
+    def _cdf(self, x, b):
+        return 1 - x ** (-b)
+
+
+@pytest.mark.parametrize("magnitude, offset", [(1.0, 0.0), (1e6, 1e4), (1e-6, -1e-3)])
+def test_hand_written_pareto_towards_its_exponential_limit_claims_nothing(magnitude,
+                                                                          offset):
+    # "converged" at b = 8.6e7 and 6.6e8: the walk's probe at 1e9 had started with loc
+    # and scale as they were (no moments to carry them) and stopped unconverged
+    dist = _ParetoByHand(a=1.0, name="pareto_by_hand")
+    z = stats.pareto.rvs(3.0, size=20, random_state=np.random.default_rng(1020))
+    res = robustfit.fit(dist, offset + magnitude * z)
+    assert not res.success
+    assert res.params["b"] > 1e4
