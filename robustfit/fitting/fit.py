@@ -961,6 +961,15 @@ def _fit_standardized(spec: FitSpec, zd: FitData, fixed_z: dict, rng, gap_floor:
         attempts.append(Attempt(cand.start, "start", tuple(cand.theta), tuple(cand.theta),
                                 float(val), bool(np.isfinite(val)), note, 1))
     scored.sort(key=lambda p: p[0])
+    if objective is None and not (scored and np.isfinite(scored[0][0])):
+        for cand in _starts_beyond_the_data(spec, [c for _, c in scored], fixed_z,
+                                            summary):
+            val = score_nll(cand.theta) / score_nll.n if score_nll.n else full(cand.theta)
+            scored.append((val, cand))
+            attempts.append(Attempt(cand.start, "start", tuple(cand.theta),
+                                    tuple(cand.theta), float(val), bool(np.isfinite(val)),
+                                    f"scored on {score_nll.n} observations", 1))
+        scored.sort(key=lambda p: p[0])
     if not scored or not np.isfinite(scored[0][0]):
         if objective is not None:  # (its starts, inside the support this time)
             inside = generate_candidates(dist, fixed_z, spec.guesses, summary, z_all,
@@ -2311,8 +2320,8 @@ def _optimize_from(spec, cand: Candidate, nll, objective, fixed_z, summary, gap_
                       None else tuple(cand.theta), float(value), res.success, res.message,
                       res.nfev, tuple(res.warnings))
     out = _Local(theta, value, res.success, res.message, res.hess_inv, res.abandoned, attempt)
-    if escape and objective is None and theta is not None and res.success \
-            and not res.abandoned and "Nelder-Mead" in res.message:
+    if escape and objective is None and theta is not None and not res.abandoned \
+            and NELDER_MEAD in res.message:
         out = _along_a_wall(spec, cand, out, nll, fixed_z, summary, gap_floor, bounded,
                             race_spec, deadline, maxfev)
         theta, value = out.theta, out.value
@@ -2343,13 +2352,14 @@ WALL_RTOL = 1e-10
 
 def _along_a_wall(spec, cand, out, nll, fixed_z, summary, gap_floor, bounded, race,
                   deadline, maxfev):
-    """``out`` (a Nelder-Mead "success"), or the optimum along the wall it stopped at.
+    """``out`` (where Nelder-Mead ran last), or the optimum along the wall it stopped at.
 
     A simplex also shrinks onto a wall of infeasible points -- a user's density NaN
     outside a support it does not declare, loc on the smallest observation -- where
     the optimiser's coordinates (loc / scale) cross the wall diagonally and no simplex
     step stays feasible, though a parameter along the wall still descends: the fit
-    claimed success with the scale 7% off. Where moving one parameter either way meets
+    claimed success with the scale 7% off (or ran out of evaluations against the wall,
+    with 30 observations). Where moving one parameter either way meets
     the wall (no finite NLL inside the declared support) and moving another lowers the
     NLL, the parameters at the wall are held and the others re-fitted; the result
     stands where it is lower, its success the re-fit's."""
@@ -2368,13 +2378,16 @@ def _along_a_wall(spec, cand, out, nll, fixed_z, summary, gap_floor, bounded, ra
             elif moved_value < value - WALL_RTOL * max(1.0, abs(value)):
                 descends = True
     walls = sorted(set(walls))
-    if not walls or not descends or len(walls) == len(free):
+    # (an unconverged run is re-fitted along the wall even where no step of the check
+    # descends: 30 observations ran Nelder-Mead out of evaluations 1.5e-5 off the scale)
+    if not walls or len(walls) == len(free) or not (descends or not out.success):
         return out
     held = {**fixed_z, **{i: float(theta[i]) for i in walls}}
     more = _optimize_from(spec, Candidate(cand.start, theta), nll, None, held, summary,
                           gap_floor, bounded=bounded, race=race, deadline=deadline,
                           maxfev=maxfev, escape=False)
-    if more.theta is None or not more.value < value:
+    if more.theta is None or not (more.value < value or (
+            not out.success and more.success and more.value <= value)):
         return out
     if more.success and _descends_off_the_wall(nll, more.theta, more.value, walls):
         more = more._replace(success=False)  # (the wall is not where the optimum is)
@@ -2533,6 +2546,33 @@ def _without_moments(spec: FitSpec, candidates: list, full, fixed_z: dict,
 
 _NO_MOMENTS = ("no starting point has finite moments of the orders matched (a family "
                "without them, as cauchy, cannot be fitted by moments)")
+
+
+BEYOND_STARTS = 3  # shape vectors whose starts beyond the data are tried
+BEYOND_OFFSET = 0.5  # ... loc this many standard deviations beyond the extreme
+
+
+def _starts_beyond_the_data(spec: FitSpec, candidates: list, fixed_z: dict,
+                            summary) -> list[Candidate]:
+    """Starts with loc beyond either extreme observation (scale the data's standard
+    deviation), for the shapes of the first :data:`BEYOND_STARTS` candidates, where no
+    candidate has a finite likelihood: a user's density NaN or zero outside a support
+    it does not declare (``np.where(x >= 0, exp(-x), nan)``) is finite only with loc
+    below the data, and a fit without a ``loc=`` guess had found no start at all."""
+    li, si = spec.n_shapes, spec.n_shapes + 1
+    if li in fixed_z:
+        return []
+    shape_sets = [tuple(c.theta[:li]) for c in candidates[:BEYOND_STARTS]] or [
+        tuple(1.0 for _ in range(li))]
+    scale = fixed_z.get(si, summary.std if summary.std > 0 else 1.0)
+    out = []
+    for shapes in shape_sets:
+        shapes = tuple(fixed_z.get(j, v) for j, v in enumerate(shapes))
+        if not valid_shapes(spec.dist, shapes):
+            continue
+        for loc in (summary.zmin - BEYOND_OFFSET * scale, summary.zmax + BEYOND_OFFSET * scale):
+            out.append(Candidate("beyond_data", np.array([*shapes, loc, scale], dtype=float)))
+    return out
 
 
 def _no_valid_start(spec, fixed_z, attempts):

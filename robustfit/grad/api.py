@@ -17,6 +17,7 @@ from ..errors import (
     InvalidInputError,
     NonFiniteGradientError,
     RobustFitWarning,
+    UnexpectedArgumentError,
 )
 from . import _tree
 from ._namespace import array_namespace
@@ -40,6 +41,7 @@ def per_sample_grad_sq(
     fast_path: bool = True,
     memory_budget: int | None = None,
     return_info: bool = False,
+    **unexpected: Any,
 ) -> Any:
     r"""Per-sample squared gradients, reduced over the batch without an O(batch²) loop.
 
@@ -115,6 +117,7 @@ def per_sample_grad_sq(
     >>> info.paths
     {'b': 'bias', 'w': 'dense'}
     """
+    _check_unexpected(unexpected, "per_sample_grad_sq")
     check_choice(reduction, "reduction", REDUCTIONS)
     stat = {"none": "squares", "sum": "sum", "mean": "mean"}[reduction]
     value, unflatten, info = _run(
@@ -137,6 +140,7 @@ def per_sample_grad_norms(
     fast_path: bool = True,
     memory_budget: int | None = None,
     return_info: bool = False,
+    **unexpected: Any,
 ) -> Any:
     r"""Per-sample gradient L2 norms :math:`\|g_i\|_2` over all leaves, shape (batch,).
 
@@ -155,6 +159,7 @@ def per_sample_grad_norms(
     >>> [float(v) for v in norms]
     [5.0, 0.0]
     """
+    _check_unexpected(unexpected, "per_sample_grad_norms")
     value, _, info = _run(
         loss, params, batch, "norms", backend, chunk_size, nan_policy, grad_fn, fast_path,
         memory_budget, return_info,
@@ -176,6 +181,8 @@ def _run(
     """
     check_choice(backend, "backend", BACKENDS)
     check_choice(nan_policy, "nan_policy", NAN_POLICIES)
+    _check_bool(fast_path, "fast_path")
+    _check_bool(return_info, "return_info")
     _check_callable(loss, grad_fn)
     chunk_size = _check_positive_int(chunk_size, "chunk_size")
     memory_budget = _check_positive_int(memory_budget, "memory_budget")
@@ -256,6 +263,24 @@ def _check_callable(loss: Any, grad_fn: Any) -> None:
         raise InvalidInputError("grad_fn must be callable as grad_fn(params, batch).")
 
 
+KEYWORDS = ("reduction", "backend", "chunk_size", "nan_policy", "grad_fn", "fast_path",
+            "memory_budget", "return_info")
+
+
+def _check_unexpected(unexpected: dict, name: str) -> None:
+    if unexpected:
+        raise UnexpectedArgumentError(
+            f"{name} got unexpected keyword argument(s) {sorted(unexpected)}; its keywords "
+            f"are {', '.join(k for k in KEYWORDS if name.endswith('sq') or k != 'reduction')}."
+        )
+
+
+def _check_bool(value: Any, name: str) -> None:
+    # (a string such as "no" is truthy: fast_path="no" had taken the fast path)
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidInputError(f"{name} must be True or False, got {value!r}.")
+
+
 def _check_positive_int(value: Any, name: str) -> int | None:
     if value is None:
         return None
@@ -276,6 +301,11 @@ def _batch_size(leaves: list) -> int:
                 "axis (add one with x[None] for a single sample)."
             )
         sizes.append(int(shape[0]))
+        if _non_numeric(getattr(leaf, "dtype", None)):
+            raise InvalidInputError(
+                f"batch leaf {i} has dtype {leaf.dtype}; batch leaves must be numeric arrays "
+                "(convert with np.asarray(..., dtype=float))."
+            )
     if len(set(sizes)) > 1:
         raise InvalidInputError(
             f"batch leaves have different leading (batch) sizes {sizes}; every leaf must "
@@ -300,6 +330,17 @@ def _check_params(leaves: list) -> None:
                 f"params leaf {i} has dtype {dtype}; gradients need floating-point "
                 "parameters (convert with .astype(float))."
             )
+
+
+def _non_numeric(dtype: Any) -> bool:
+    """Whether ``dtype`` holds objects or strings (an object array of ``None`` had
+    reached JAX, whose TypeError escaped). Not numpy's "void" kind: bfloat16 is one."""
+    if dtype is None:
+        return False
+    try:
+        return np.dtype(dtype).kind in "OSU"
+    except TypeError:  # (a dtype numpy cannot describe: not one of these)
+        return False
 
 
 @functools.cache

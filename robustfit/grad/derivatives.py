@@ -53,7 +53,10 @@ def activation_slope(name: str, z: Any, h: Any, xp: Any) -> Any:
         # where jax.grad of the model's own loss reads 1/4 squared
         return (z > 0).astype(z.dtype) + 0.5 * (z == 0).astype(z.dtype)
     if name == "sigmoid":
-        return h * (1 - h)
+        # from z, not as h * (1 - h): once the logistic rounds to 1 (z > 17 in float32)
+        # that is exactly 0, and a saturated unit's gradients, ~e^-z, read 0
+        e = xp.exp(-xp.abs(z))
+        return e / ((1 + e) * (1 + e))
     return sigmoid(z, xp)
 
 

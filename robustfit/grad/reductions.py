@@ -41,7 +41,22 @@ def _widened(x: Any, dtype: Any) -> Any:
 def _dense_parts(signal: DenseSignal, keep: Any, xp: Any, dtype: Any) -> tuple[Any, Any]:
     a = _widened(_masked(_rows(signal.inputs, xp), keep, xp), dtype)
     d = _widened(_masked(_rows(signal.deltas, xp), keep, xp), dtype)
-    return a, d
+    return _balanced(a, d, xp)
+
+
+def _balanced(a: Any, d: Any, xp: Any) -> tuple[Any, Any]:
+    """``a_i / s_i`` and ``d_i * s_i``, ``s_i`` the power of two nearest the largest
+    ``|a_i|`` of each sample (exact: the outer products are unchanged). The identity
+    squares the factors apart, and ``a**2`` overflows (or ``d**2`` underflows) where the
+    gradient ``a * d`` itself is ordinary: a float32 feature of 2e19 gave
+    ``inf * 0 = NaN`` for a weight whose per-sample gradients are ~0.07, silently."""
+    top = xp.max(xp.abs(a), axis=1, keepdims=True) if a.shape[1] else None
+    if top is None:
+        return a, d
+    top = xp.where(xp.isfinite(top) & (top > 0), top, xp.ones_like(top))
+    _, exponent = xp.frexp(top)
+    s = xp.ldexp(xp.ones_like(top), exponent)
+    return a / s, d * s
 
 
 def finite_rows(signal: Signal, xp: Any) -> Any:

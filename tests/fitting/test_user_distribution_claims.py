@@ -226,3 +226,16 @@ def test_hand_written_pareto_towards_its_exponential_limit_claims_nothing(magnit
     res = robustfit.fit(dist, offset + magnitude * z)
     assert not res.success
     assert res.params["b"] > 1e4
+
+
+@pytest.mark.parametrize("n", [30, 300])
+def test_a_density_nan_below_an_undeclared_end_is_fitted_without_guesses(n):
+    # every standard start put data below loc, where the density is NaN: "no starting
+    # point gave a finite likelihood"; starts with loc beyond the data now serve, and
+    # the run that stops against the wall is re-fitted along it
+    dist = _NanOutsideExponential(name="nan_outside_expon")
+    x = stats.expon.rvs(size=n, random_state=3) + 5.0
+    res = robustfit.fit(dist, x)
+    assert res.success
+    assert res[0] == pytest.approx(x.min(), rel=1e-9)
+    assert res[1] == pytest.approx(np.mean(x - x.min()), rel=1e-7)
