@@ -51,9 +51,11 @@ FLOOR_S = 10.0  # no budget is shorter (timers and caches make tiny costs noisy)
 # the wall clock two or three times, is not what it bounds)
 WALL_FACTOR = 4.0
 
-_NO_DEADLINE = (math.inf, math.inf)
-# (thread CPU time, wall time) at which the innermost budget runs out
-_DEADLINE: contextvars.ContextVar[tuple[float, float]] = contextvars.ContextVar(
+_NO_DEADLINE = (math.inf, math.inf, math.inf)
+# (thread CPU time, wall time) at which the innermost budget runs out, and the wall time
+# before which the CPU deadline cannot have come (a thread's CPU time runs no faster than
+# the wall clock): until then :func:`spent` reads only the wall clock, ~30x cheaper
+_DEADLINE: contextvars.ContextVar[tuple[float, float, float]] = contextvars.ContextVar(
     "robustfit_fit_deadline", default=_NO_DEADLINE)
 
 
@@ -85,14 +87,19 @@ def start_budget(seconds: float) -> None:
     """From now, :func:`spent` is True once ``seconds`` of this thread's CPU time (or
     :data:`WALL_FACTOR` times as many of the wall's) have passed, or the enclosing
     deadline, whichever comes first (call it within :func:`budget_scope`)."""
-    cpu, wall = _DEADLINE.get()
-    _DEADLINE.set((min(cpu, clock() + seconds),
-                   min(wall, time.monotonic() + WALL_FACTOR * seconds)))
+    cpu, wall, _ = _DEADLINE.get()
+    cpu_now, wall_now = clock(), time.monotonic()
+    cpu = min(cpu, cpu_now + seconds)
+    _DEADLINE.set((cpu, min(wall, wall_now + WALL_FACTOR * seconds),
+                   wall_now + (cpu - cpu_now)))
 
 
 def spent() -> bool:
     """Whether the innermost time budget has run out (False outside any)."""
-    cpu, wall = _DEADLINE.get()
-    if cpu == math.inf and wall == math.inf:
+    cpu, wall, gate = _DEADLINE.get()
+    if wall == math.inf and cpu == math.inf:
         return False
-    return clock() > cpu or time.monotonic() > wall
+    now = time.monotonic()
+    if now > wall:
+        return True
+    return now >= gate and clock() > cpu
