@@ -2367,10 +2367,7 @@ def _along_a_wall(spec, cand, out, nll, fixed_z, summary, gap_floor, bounded, ra
     free = [i for i in range(theta.size) if i not in fixed_z]
     walls, descends = [], False
     for i in free:
-        step = WALL_STEP * (theta[i] if i == theta.size - 1 else max(1.0, abs(theta[i])))
-        for sign in (1.0, -1.0):
-            moved = theta.copy()
-            moved[i] += sign * step
+        for moved in _moved_either_way(theta, i):
             moved_value = nll(moved)
             if not np.isfinite(moved_value):
                 if _inside_declared_support(nll, moved):
@@ -2411,14 +2408,20 @@ def _descends_off_the_wall(nll, theta, value: float, walls: list[int]) -> bool:
     """Whether moving a parameter held at a wall either way (one side is the wall)
     lowers the NLL by more than :data:`WALL_RTOL`."""
     theta = np.asarray(theta, dtype=float)
-    for i in walls:
-        step = WALL_STEP * (theta[i] if i == theta.size - 1 else max(1.0, abs(theta[i])))
-        for sign in (1.0, -1.0):
-            moved = theta.copy()
-            moved[i] += sign * step
-            if nll(moved) < value - WALL_RTOL * max(1.0, abs(value)):
-                return True
-    return False
+    return any(nll(moved) < value - WALL_RTOL * max(1.0, abs(value))
+               for i in walls for moved in _moved_either_way(theta, i))
+
+
+def _moved_either_way(theta: np.ndarray, i: int) -> list[np.ndarray]:
+    """``theta`` with parameter ``i`` moved up and down by :data:`WALL_STEP` (of itself
+    for the scale, of ``max(1, |value|)`` for loc and shapes: standardised units)."""
+    step = WALL_STEP * (theta[i] if i == theta.size - 1 else max(1.0, abs(theta[i])))
+    out = []
+    for sign in (1.0, -1.0):
+        moved = theta.copy()
+        moved[i] += sign * step
+        out.append(moved)
+    return out
 
 
 def _unbounded_support(dist, shapes) -> bool:
