@@ -14,7 +14,7 @@ import pytest
 from scipy import stats
 
 import robustfit
-from benchmarks.fit_cases import MAGNITUDES, sample
+from benchmarks.fit_cases import MAGNITUDES, distcont, sample
 from robustfit.fitting.open_ends import (
     RISES_TO_EXCLUDED_END,
     RUNS_AWAY,
@@ -541,3 +541,15 @@ def test_a_start_from_pseudo_observations_keeps_the_ladders_member():
     res = robustfit.fit(dist, data)
     assert not res.success
     assert res[1] > 1e10 and res.nll < -569.5030
+
+
+def test_invweibull_towards_its_gumbel_limit_claims_no_maximum():
+    # 12 points: the walk's probes at 1e5 and 1e6 rose, the one at 1e7 was less likely
+    # but not re-fitted to convergence; read as a turn, the fit resumed and "converged"
+    # at c = 1.0007e6 -- 7.5e-6 units below the Gumbel law, the family's limit
+    x = sample(stats.invweibull, dict(distcont)["invweibull"], 12, seed=1)
+    res = robustfit.fit(stats.invweibull, x)
+    gumbel = robustfit.fit(stats.gumbel_r, x)
+    assert gumbel.nll < res.nll + 1e-4
+    assert not res.success
+    assert res[0] > 1e4
