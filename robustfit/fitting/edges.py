@@ -56,21 +56,35 @@ def _unbounded_at_edge(par: Parameterization, f, res, exact_extremes: bool = Tru
     # step (ratio ~ 1: an observation crossing a jump of a piecewise density, such as
     # an rv_histogram's bin edge, as soon as the gap leaves its floor) is not a rise
     # that goes on
-    if rise[1] > 1e-12 and 0.2 * rise[1] < rise[0] < STEP_RATIO * rise[1]:
-        return True
+    log_like = rise[1] > 1e-12 and 0.2 * rise[1] < rise[0] < STEP_RATIO * rise[1]
     theta = par.theta_values(res.t) if exact_extremes else None
-    if theta is None or not rise[0] > 0.0:
+    if theta is None:
+        return log_like
+    if not (log_like or rise[0] > 0.0):
         return False
+    # the density decides where it can: a finite one approached like gap**p with a small
+    # p rises over two decades as a logarithm does (kappa3 with a = 0.3 on the smallest
+    # observation, its scale fixed: ratio 0.25; said "no maximum" 0.004 units short of
+    # scipy's edge optimum)
     shapes = tuple(theta[:par.n_shapes])
-    return any(singular_density_at_end(par.dist, shapes, par.gap_end(p)) for p in at_edge)
+    verdicts = [singular_density_verdict(par.dist, shapes, par.gap_end(p)) for p in at_edge]
+    if any(v is None for v in verdicts):
+        return log_like or any(v for v in verdicts if v is not None)
+    return any(verdicts)
 
 
 def singular_density_at_end(dist, shapes, side: int) -> bool:
+    """:func:`singular_density_verdict`, undecided read as False."""
+    return bool(singular_density_verdict(dist, shapes, side))
+
+
+def singular_density_verdict(dist, shapes, side: int) -> bool | None:
     """Whether the standard density at ``shapes`` is infinite at the lower (``side``
     0) or upper (1) end of its support: its log rises by equal amounts (to a factor
     of two) over the decades to :data:`END_PROBES` from the end, as a power ``d^(k-1)``
     with ``k < 1`` does (a finite density settles: its rises shrink ten thousandfold
-    from one span to the next; one that vanishes there falls).
+    from one span to the next; one that vanishes there falls); None where the density
+    cannot be read there (not finite at the probes, or an error).
 
     Examples
     --------
@@ -93,9 +107,9 @@ def singular_density_at_end(dist, shapes, side: int) -> bool:
         with np.errstate(all="ignore"):
             values = np.asarray(dist.logpdf(u, *shapes), dtype=float)
     except Exception:
-        return False
+        return None
     if values.shape != u.shape or not np.all(np.isfinite(values)):
-        return False
+        return None
     first, second = values[1] - values[0], values[2] - values[1]
     noise = 1e-9 * max(1.0, float(np.max(np.abs(values))))
     return bool(first > noise and second > noise and 0.5 < first / second < 2.0)
@@ -127,6 +141,8 @@ def settle_on_edge(par: Parameterization, f, res, maxfev: int, race=None,
     if best is res and abandoned is not None:
         return replace(res, abandoned=True, success=False, nfev=res.nfev + abandoned.nfev,
                        message=f"{res.message}; on the support's edge: {abandoned.message}")
+    if best is not res:
+        best = _inside_the_edge(par, f, best, maxfev, race, deadline)
     # (also where the run itself reached the edge, its gap at or below _AT_EDGE_T, with
     # nothing left to settle: the check of a singular density was skipped there)
     if _unbounded_at_edge(par, f, best, exact_extremes):
@@ -134,6 +150,38 @@ def settle_on_edge(par: Parameterization, f, res, maxfev: int, race=None,
                        "no maximum exists, the estimate puts the edge at the extreme "
                        "observation")
     return best
+
+
+# gaps, in units of the floor, at which a fit put on the edge is checked for a maximum
+# just inside it
+INSIDE_FACTORS = (1e2, 1e4, 1e6)
+
+
+def _inside_the_edge(par: Parameterization, f, edge, maxfev: int, race, deadline):
+    """``edge`` (a fit with gaps held at the edge), or the optimum from just inside it
+    where widening those gaps from their floor lowers the objective: the maximum lies
+    next to the edge, not on it. With a scale fixed 20 times too small, maxwell's and
+    rayleigh's loc ran towards the smallest observation (the squares of the rest fall
+    much faster than the log of the nearest rises), was put on the edge -- where the
+    density is zero -- and "converged" there, 10-23 units short of the optimum a
+    hundred-thousandth of the scale inside."""
+    held = [p for p in par.gap_positions() if edge.t[p] <= _AT_EDGE_T]
+    if not held:
+        return edge
+    floor = max(par.gap_floor, 1e-300)
+    trials = []
+    for factor in INSIDE_FACTORS:
+        t = np.array(edge.t, dtype=float)
+        t[held] = np.log(factor * floor)
+        trials.append((f(t), t))
+    value, start = min(trials, key=lambda p: p[0])
+    if not value < edge.fun - 1e-12 * max(1.0, abs(edge.fun)):
+        return edge
+    inside = minimize_local(f, start, maxfev=maxfev, race=race, deadline=deadline)
+    if inside.abandoned or not inside.fun < edge.fun:
+        return edge
+    return replace(inside, nfev=edge.nfev + inside.nfev, message=(
+        f"{edge.message}; just inside the edge, more likely than on it: {inside.message}"))
 
 
 def _fit_with_gaps_at_edge(f, t, at_edge: list[int], maxfev: int, race, deadline):
@@ -265,13 +313,16 @@ def singular_end_on_observation(dist, theta, nll, free) -> bool:
         if not (len(rise) == 3 and np.all(np.isfinite(rise[1:]))
                 and rise[0] <= 1e-12 * abs(base)):
             continue
-        if rise[2] > 1e-12 and 0.2 * rise[2] < rise[1] < STEP_RATIO * rise[2]:
-            return True
+        log_like = rise[2] > 1e-12 and 0.2 * rise[2] < rise[1] < STEP_RATIO * rise[2]
         # (the widened gaps may reach past the next observations where the end's
         # least gap is wide on the data's scale -- data of 1e6 + 1e-3 x: see
-        # _unbounded_at_edge -- then the density at the end decides)
+        # _unbounded_at_edge -- and a finite density approached like gap**p with a
+        # small p rises as a logarithm does over two decades: the density at the end
+        # decides where it can be read)
         side = 0 if outward < 0 else 1
-        if rise[1] > 0.0 and singular_density_at_end(dist, tuple(theta[:n_shapes]), side):
+        verdict = singular_density_verdict(dist, tuple(theta[:n_shapes]), side) if (
+            log_like or rise[1] > 0.0) else False
+        if verdict or (verdict is None and log_like):
             return True
     return False
 

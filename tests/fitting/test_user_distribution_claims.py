@@ -239,3 +239,32 @@ def test_a_density_nan_below_an_undeclared_end_is_fitted_without_guesses(n):
     assert res.success
     assert res[0] == pytest.approx(x.min(), rel=1e-9)
     assert res[1] == pytest.approx(np.mean(x - x.min()), rel=1e-7)
+
+
+def _scipy_nll(dist, x, **kwds):
+    with np.errstate(all="ignore"):
+        return float(-np.sum(dist.logpdf(x, *dist.fit(x, **kwds))))
+
+
+@pytest.mark.parametrize("name", ["maxwell", "rayleigh"])
+def test_a_scale_fixed_too_small_finds_the_maximum_just_inside_the_edge(name):
+    # the squares of the other observations fall much faster than the log of the
+    # nearest rises: loc ran to the smallest observation, was put on the edge -- where
+    # the density is zero -- and "converged" there, 10-23 units short of scipy's
+    dist = getattr(stats, name)
+    x = dist.rvs(size=300, random_state=7)
+    res = robustfit.fit(dist, x, fscale=0.05)
+    assert res.success
+    assert res.nll <= _scipy_nll(dist, x, fscale=0.05) + 1e-6 * abs(res.nll)
+    assert res[0] < x.min()
+
+
+def test_a_finite_density_approached_slowly_at_the_edge_is_not_unbounded():
+    # kappa3 with a = 0.3 has a finite density at loc, approached like gap**0.3: over
+    # two decades of the gap that rises as a logarithm does, and the fit said "no
+    # maximum exists", 0.02 units short of scipy's edge optimum; the density decides
+    x = stats.kappa3.rvs(1.0, size=300, random_state=7)
+    res = robustfit.fit(stats.kappa3, x, f0=0.3)
+    assert res.success
+    assert res.nll <= _scipy_nll(stats.kappa3, x, f0=0.3) + 1e-3
+    assert res[1] == pytest.approx(x.min(), abs=1e-12)
