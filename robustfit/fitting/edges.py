@@ -56,35 +56,21 @@ def _unbounded_at_edge(par: Parameterization, f, res, exact_extremes: bool = Tru
     # step (ratio ~ 1: an observation crossing a jump of a piecewise density, such as
     # an rv_histogram's bin edge, as soon as the gap leaves its floor) is not a rise
     # that goes on
-    log_like = rise[1] > 1e-12 and 0.2 * rise[1] < rise[0] < STEP_RATIO * rise[1]
+    if rise[1] > 1e-12 and 0.2 * rise[1] < rise[0] < STEP_RATIO * rise[1]:
+        return True
     theta = par.theta_values(res.t) if exact_extremes else None
-    if theta is None:
-        return log_like
-    if not (log_like or rise[0] > 0.0):
+    if theta is None or not rise[0] > 0.0:
         return False
-    # the density decides where it can: a finite one approached like gap**p with a small
-    # p rises over two decades as a logarithm does (kappa3 with a = 0.3 on the smallest
-    # observation, its scale fixed: ratio 0.25; said "no maximum" 0.004 units short of
-    # scipy's edge optimum)
     shapes = tuple(theta[:par.n_shapes])
-    verdicts = [singular_density_verdict(par.dist, shapes, par.gap_end(p)) for p in at_edge]
-    if any(v is None for v in verdicts):
-        return log_like or any(v for v in verdicts if v is not None)
-    return any(verdicts)
+    return any(singular_density_at_end(par.dist, shapes, par.gap_end(p)) for p in at_edge)
 
 
 def singular_density_at_end(dist, shapes, side: int) -> bool:
-    """:func:`singular_density_verdict`, undecided read as False."""
-    return bool(singular_density_verdict(dist, shapes, side))
-
-
-def singular_density_verdict(dist, shapes, side: int) -> bool | None:
     """Whether the standard density at ``shapes`` is infinite at the lower (``side``
     0) or upper (1) end of its support: its log rises by equal amounts (to a factor
     of two) over the decades to :data:`END_PROBES` from the end, as a power ``d^(k-1)``
     with ``k < 1`` does (a finite density settles: its rises shrink ten thousandfold
-    from one span to the next; one that vanishes there falls); None where the density
-    cannot be read there (not finite at the probes, or an error).
+    from one span to the next; one that vanishes there falls).
 
     Examples
     --------
@@ -107,9 +93,9 @@ def singular_density_verdict(dist, shapes, side: int) -> bool | None:
         with np.errstate(all="ignore"):
             values = np.asarray(dist.logpdf(u, *shapes), dtype=float)
     except Exception:
-        return None
+        return False
     if values.shape != u.shape or not np.all(np.isfinite(values)):
-        return None
+        return False
     first, second = values[1] - values[0], values[2] - values[1]
     noise = 1e-9 * max(1.0, float(np.max(np.abs(values))))
     return bool(first > noise and second > noise and 0.5 < first / second < 2.0)
@@ -313,16 +299,13 @@ def singular_end_on_observation(dist, theta, nll, free) -> bool:
         if not (len(rise) == 3 and np.all(np.isfinite(rise[1:]))
                 and rise[0] <= 1e-12 * abs(base)):
             continue
-        log_like = rise[2] > 1e-12 and 0.2 * rise[2] < rise[1] < STEP_RATIO * rise[2]
+        if rise[2] > 1e-12 and 0.2 * rise[2] < rise[1] < STEP_RATIO * rise[2]:
+            return True
         # (the widened gaps may reach past the next observations where the end's
         # least gap is wide on the data's scale -- data of 1e6 + 1e-3 x: see
-        # _unbounded_at_edge -- and a finite density approached like gap**p with a
-        # small p rises as a logarithm does over two decades: the density at the end
-        # decides where it can be read)
+        # _unbounded_at_edge -- then the density at the end decides)
         side = 0 if outward < 0 else 1
-        verdict = singular_density_verdict(dist, tuple(theta[:n_shapes]), side) if (
-            log_like or rise[1] > 0.0) else False
-        if verdict or (verdict is None and log_like):
+        if rise[1] > 0.0 and singular_density_at_end(dist, tuple(theta[:n_shapes]), side):
             return True
     return False
 

@@ -257,14 +257,3 @@ def test_a_scale_fixed_too_small_finds_the_maximum_just_inside_the_edge(name):
     assert res.success
     assert res.nll <= _scipy_nll(dist, x, fscale=0.05) + 1e-6 * abs(res.nll)
     assert res[0] < x.min()
-
-
-def test_a_finite_density_approached_slowly_at_the_edge_is_not_unbounded():
-    # kappa3 with a = 0.3 has a finite density at loc, approached like gap**0.3: over
-    # two decades of the gap that rises as a logarithm does, and the fit said "no
-    # maximum exists", 0.02 units short of scipy's edge optimum; the density decides
-    x = stats.kappa3.rvs(1.0, size=300, random_state=7)
-    res = robustfit.fit(stats.kappa3, x, f0=0.3)
-    assert res.success
-    assert res.nll <= _scipy_nll(stats.kappa3, x, f0=0.3) + 1e-3
-    assert res[1] == pytest.approx(x.min(), abs=1e-12)
