@@ -70,6 +70,7 @@ from .open_ends import (
 )
 from .optimizer import TIME_BUDGET_SPENT, Race, minimize_local
 from .parameterization import Parameterization
+from .quantile_moments import has_own
 from .result import Attempt, FitResult
 from .shape_plateau import off_shape_plateau
 from .singular_loc import (
@@ -821,9 +822,7 @@ def _check_censored_support(spec: FitSpec) -> None:
     """Censored observations need the distribution's cdf or sf: refuse, clearly, a
     subclass that defines none of :data:`_CDF_SOURCES` (its fit had returned NaN
     parameters, "no starting point gave a finite likelihood")."""
-    cls = type(spec.dist)
-    if any(getattr(cls, name) is not getattr(stats.rv_continuous, name)
-           for name in _CDF_SOURCES):
+    if any(has_own(spec.dist, name) for name in _CDF_SOURCES):
         return
     raise UnsupportedDistributionError(
         f"censored data need the cdf or sf of {spec.dist.name}, and its class defines "
@@ -2399,9 +2398,8 @@ def _along_a_wall(spec, cand, out, nll, fixed_z, summary, gap_floor, bounded, ra
 def _inside_declared_support(nll, theta) -> bool:
     """Whether ``theta`` is valid and keeps the data inside the support the family
     declares (where the likelihood is still not finite, the wall is the density's)."""
-    feasible = getattr(nll, "_feasible", None)
-    return feasible is not None and feasible(np.asarray(theta, dtype=float).tolist()) \
-        is not None
+    admits = getattr(nll, "admits", None)  # (a censored likelihood has no such walls)
+    return admits is not None and admits(np.asarray(theta, dtype=float).tolist())
 
 
 def _descends_off_the_wall(nll, theta, value: float, walls: list[int]) -> bool:

@@ -194,6 +194,11 @@ class CompleteNLL:
             out[i] = self._value(total, p[2])
         return out
 
+    def admits(self, theta) -> bool:
+        """Whether ``theta`` is valid and keeps every observation inside the support the
+        family declares (where the NLL is still not finite, the density itself is)."""
+        return self._feasible(theta) is not None
+
     def _feasible(self, theta):
         """``(shapes, loc, scale)`` as Python floats, or None where the parameters are
         invalid or put an observation outside the support."""

@@ -33,6 +33,7 @@ from scipy import stats
 
 from .closed_ends import shape_domain_ends
 from .families import scipy_family_entry
+from .quantiles import standard_quantiles
 from .spec import shape_integrality
 
 RISES_TO_EXCLUDED_END = "the likelihood rises towards an end that a shape's domain excludes"
@@ -255,8 +256,6 @@ def quantile_transported(dist, theta, j: int, value: float, n_shapes: int):
     ...                  stats.pareto.ppf([0.25, 0.75], 10.0, -9.0, 10.0)))
     True
     """
-    from .quantiles import standard_quantiles
-
     shapes = [float(v) for v in theta[:n_shapes]]
     moved = list(shapes)
     moved[j] = value

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.util
+import inspect
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -117,7 +118,7 @@ def per_sample_grad_sq(
     >>> info.paths
     {'b': 'bias', 'w': 'dense'}
     """
-    _check_unexpected(unexpected, "per_sample_grad_sq")
+    _check_unexpected(unexpected, per_sample_grad_sq)
     check_choice(reduction, "reduction", REDUCTIONS)
     stat = {"none": "squares", "sum": "sum", "mean": "mean"}[reduction]
     value, unflatten, info = _run(
@@ -159,7 +160,7 @@ def per_sample_grad_norms(
     >>> [float(v) for v in norms]
     [5.0, 0.0]
     """
-    _check_unexpected(unexpected, "per_sample_grad_norms")
+    _check_unexpected(unexpected, per_sample_grad_norms)
     value, _, info = _run(
         loss, params, batch, "norms", backend, chunk_size, nan_policy, grad_fn, fast_path,
         memory_budget, return_info,
@@ -263,15 +264,13 @@ def _check_callable(loss: Any, grad_fn: Any) -> None:
         raise InvalidInputError("grad_fn must be callable as grad_fn(params, batch).")
 
 
-KEYWORDS = ("reduction", "backend", "chunk_size", "nan_policy", "grad_fn", "fast_path",
-            "memory_budget", "return_info")
-
-
-def _check_unexpected(unexpected: dict, name: str) -> None:
+def _check_unexpected(unexpected: dict, fn: Callable) -> None:
     if unexpected:
+        names = [k for k, p in inspect.signature(fn).parameters.items()
+                 if p.kind is inspect.Parameter.KEYWORD_ONLY]
         raise UnexpectedArgumentError(
-            f"{name} got unexpected keyword argument(s) {sorted(unexpected)}; its keywords "
-            f"are {', '.join(k for k in KEYWORDS if name.endswith('sq') or k != 'reduction')}."
+            f"{fn.__name__} got unexpected keyword argument(s) {sorted(unexpected)}; its "
+            f"keywords are {', '.join(names)}."
         )
 
 

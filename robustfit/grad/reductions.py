@@ -50,9 +50,9 @@ def _balanced(a: Any, d: Any, xp: Any) -> tuple[Any, Any]:
     squares the factors apart, and ``a**2`` overflows (or ``d**2`` underflows) where the
     gradient ``a * d`` itself is ordinary: a float32 feature of 2e19 gave
     ``inf * 0 = NaN`` for a weight whose per-sample gradients are ~0.07, silently."""
-    top = xp.max(xp.abs(a), axis=1, keepdims=True) if a.shape[1] else None
-    if top is None:
+    if not a.shape[1]:
         return a, d
+    top = xp.max(xp.abs(a), axis=1, keepdims=True)
     top = xp.where(xp.isfinite(top) & (top > 0), top, xp.ones_like(top))
     _, exponent = xp.frexp(top)
     s = xp.ldexp(xp.ones_like(top), exponent)

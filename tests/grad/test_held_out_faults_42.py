@@ -16,17 +16,12 @@ import pytest
 import robustfit
 from robustfit import per_sample_grad_norms, per_sample_grad_sq
 from robustfit.grad import least_squares, mlp
+from tests.grad.test_held_out_faults import _loop_mean_sq
 
 
 def _loop(loss, params, batch, n):
     return [jax.grad(loss)(params, jax.tree_util.tree_map(lambda v, i=i: v[i], batch))
             for i in range(n)]
-
-
-def _loop_mean_sq(loss, params, batch, n):
-    grads = _loop(loss, params, batch, n)
-    return jax.tree_util.tree_map(
-        lambda *g: np.mean([np.asarray(x, np.float64) ** 2 for x in g], axis=0), *grads)
 
 
 class _Scaled:
