@@ -161,6 +161,12 @@ SAMPLING_RADIUS = 1e-7
 # max(1, |z_i|), far beyond the sampled box (see _Run._descends_along_creases)
 CREASE_PROBES = 2
 CREASE_STEPS = (1e-5, 1e-3)
+# ... and, where f varies over distances far below the variables' sizes, moves along
+# minus the gradient of these many central-difference steps
+FEATURE_MOVES = (1e-3, 1e-2, 0.1, 1.0, 10.0)
+# a pass further out along a valley already found to run off to infinity stands only
+# where f is lower than it was there by more than this fraction of max(1, |f|)
+KNOWN_VALLEY_DROP = 1e-4
 # uniform draws in the box where no finite value was found around a bounded start
 BOX_DRAWS = 20
 # the stopping tests at the best point are taken at most this many times (again where
@@ -430,6 +436,9 @@ class _Run:
         self._start_gradient: tuple[np.ndarray, np.ndarray] | None = None
         self.start_scale = problem.scale.copy()
         self.doubted = False  # a pass of the gradient test was withdrawn (_second_opinion)
+        # where a pass was withdrawn as a limit at infinity: (x there, f there, the
+        # variables that ran off) -- see _further_along_known_valley
+        self._run_off_seen: tuple[np.ndarray, float, list[int]] | None = None
         self._unit_due: float | None = None  # a smaller unit, from the next stage on
         # (offset, unit, noise) from the next stage on, where a pass was vacuous
         # (_unless_offset)
@@ -1148,72 +1157,107 @@ class _Run:
 
     def _descends_along_gradient(self, z, f, g, free=None) -> bool:
         """Whether ``f`` falls along minus the gradient from ``z``, where the Newton
-        decrement passed while the gradient itself is not small (relative measure above
-        ``gtol``): two steps of CREASE_STEPS times ``max(1, |z_i|)`` at most per variable;
-        lower by more than a slope of ``gtol`` over the move (:meth:`_lower_than_tested`)
-        and the tests are taken there instead. A quadratic model does not see a valley
-        that curves: Schaffer's function ``0.5 + (sin^2(x1^2 - x2^2) - 0.5) / (1 +
-        0.001 |x|^2)^2`` passed 52 units out, its partials 5.5e-4, 2.6e-3 above points
-        along the valley. At a minimum, where the gradient left is truncation error, ``f``
-        rises along it."""
+        decrement or the sampled gradients passed while the gradient itself is not
+        small (relative measure above ``gtol``): two steps of CREASE_STEPS times
+        ``max(1, |z_i|)`` at most per variable, and where ``f`` proved to vary over
+        distances far below the variables' sizes (:meth:`.ScaledProblem.set_structure`)
+        FEATURE_MOVES times its central-difference steps; lower by more than a slope of
+        ``gtol`` over the move (:meth:`_lower_than_tested`) and the tests are taken
+        there instead. A quadratic model does not see a valley that curves: Schaffer's
+        function ``0.5 + (sin^2(x1^2 - x2^2) - 0.5) / (1 + 0.001 |x|^2)^2`` passed 52
+        units out, its partials 5.5e-4, 2.6e-3 above points along the valley. Gradients
+        sampled in a box wider than ``f``'s features combine to 0 near a smooth minimum:
+        Hartmann's function moved to 1e6 (wells of width 0.2, the box 0.1 wide) passed
+        2.5e-4 above it, where its gradient is 0.03, and moves of 1e-5 of 1e6 overshot
+        the well. At a minimum, where the gradient left is truncation error, ``f`` rises
+        along it."""
         gtol = self.opts["gtol"]
         if relative_stationarity(z, f, g) <= gtol:
             return False
-        size = np.maximum(1.0, np.abs(z))
-        d = -g * size * size
-        if free is not None:
-            d = np.where(free, d, 0.0)
-        reach = float(np.max(np.abs(d) / size))
-        if not (np.isfinite(reach) and reach > 0):
-            return False
+        moves = []
+        scales = [(np.maximum(1.0, np.abs(z)), CREASE_STEPS)]
+        if np.any(np.isfinite(self.p.structure)):
+            scales.append((self.p.fd_steps_of(z, CENTRAL_STEP), FEATURE_MOVES))
+        for size, steps in scales:
+            d = -g * size * size
+            if free is not None:
+                d = np.where(free, d, 0.0)
+            reach = float(np.max(np.abs(d) / size))
+            if np.isfinite(reach) and reach > 0:
+                moves += [(step / reach) * d for step in steps]
         return self._lower_after_moves(
-            z, f, [(step / reach) * d for step in CREASE_STEPS], "descent_along_gradient",
-            "the Newton decrement passed, yet f falls along minus the gradient: the tests "
-            "are taken there")
+            z, f, moves, "descent_along_gradient", "a test passed, yet f falls along "
+            "minus the gradient: the tests are taken there", in_box=True)
 
-    def _lower_after_moves(self, z, f, moves: list, kind: str, reason: str) -> bool:
+    def _lower_after_moves(self, z, f, moves: list, kind: str, reason: str,
+                           in_box: bool = False) -> bool:
         """Evaluate ``f`` at ``z + move`` for each of ``moves`` (where the budget left
         pays for twice as many) and say whether the best point is now lower than the
         tested one by more than a slope of ``gtol`` over the move
-        (:meth:`_lower_than_tested`, without its sliver); if so, log ``kind``."""
+        (:meth:`_lower_than_tested`, without its sliver; ``in_box``: also within the
+        box the gradients were sampled in); if so, log ``kind``."""
         if not moves or (self.inp.maxfev is not None
                          and self.guard.nfev + 2 * len(moves) > self.inp.maxfev):
             return False
         for move in moves:
             self.p.value(z + move)
-        if not self._lower_than_tested(slack=False):
+        if not self._lower_than_tested(slack=False, in_box=in_box):
             return False
         self.log.add(self.guard.stage, kind, f_tested=f, f=self.guard.best_f, reason=reason)
         return True
 
-    def _lower_than_tested(self, slack: bool = True) -> bool:
+    def _lower_than_tested(self, slack: bool = True, in_box: bool = False) -> bool:
         """Whether the best point is lower than the one :meth:`_tests_at_best` last
         tested by more than a pass there allows: outside the box the gradients were
         sampled in (within it, the certificate covers it: on ``|x1| + |x2|`` each retest
-        finds ``f`` lower towards the kink), and by more than a slope within ``gtol`` (in
-        the relative measure of the small-gradient test) over the distance between them
-        -- or, with ``slack``, by more than a sliver of ``0.1 gtol |f|`` where that is
-        larger, as the Newton check allows its own point (the probes along creases and
-        gradients, whose steps are set, take the slope alone)."""
+        finds ``f`` lower towards the kink; ``in_box``: within it as well, for a point
+        reached along minus a gradient, in ``f``'s smooth part), and by more than a slope
+        within ``gtol`` (in the relative measure of the small-gradient test) over the
+        distance between them -- or, with ``slack``, by more than a sliver of ``0.1 gtol
+        |f|`` where that is larger, as the Newton check allows its own point (the probes
+        along creases and gradients, whose steps are set, take the slope alone)."""
         if self._tested is None:
             return False
         z_tested, f_tested = self._tested
         zb, fb = self._best()
-        if not fb < f_tested or self._within_sampling_box(z_tested):
+        inside = self._within_sampling_box(z_tested)
+        if not fb < f_tested or (inside and not in_box):
             return False
         gtol = self.opts["gtol"]
         reach = float(np.sum(np.abs(zb - z_tested) / np.maximum(1.0, np.abs(z_tested))))
         allowed = gtol * max(1.0, abs(f_tested)) * reach
         if slack:
             allowed = max(allowed, 0.1 * gtol * abs(f_tested))
+        if inside:  # (by more than the sliver, too: steps towards a kink the box holds
+            # find f lower by its slope times distances of 1e-11)
+            allowed = max(allowed, 0.1 * gtol * max(1.0, abs(f_tested)))
         return f_tested - fb > allowed
 
     def _unless_limit_at_infinity(self, verdict: Verdict) -> Verdict:
         """The pass ``verdict``, unless variables ran off from the start to a valley's
         infimum (:mod:`.infinity`): where ``f`` ignores their common size, or is lower
         along the valley they ran on. Where those probes found ``f`` lower without
-        withdrawing the pass, the tests are taken again at that point, the one returned."""
+        withdrawing the pass, the tests are taken again at that point, the one returned,
+        and a pass there is checked in turn (up to RETESTS times: a pass taken again
+        near Beale's valley at x1 = -2.2e8 had gone unchecked, f 0.452 where the
+        minimum is 0)."""
+        for _ in range(RETESTS):
+            verdict, settled = self._unless_run_off(verdict)
+            if settled or not verdict.passed:
+                return verdict
+        return verdict
+
+    def _unless_run_off(self, verdict: Verdict) -> tuple[Verdict, bool]:
+        """One round of :meth:`_unless_limit_at_infinity`: the verdict, and whether it
+        stands as it is (False where the probes found ``f`` lower and the tests were
+        taken again there)."""
         fb = self.guard.best_f
+        known = self._further_along_known_valley(fb)
+        if known is not None:
+            return Verdict(False, verdict.measure, f"limit at infinity: x{known} ran "
+                           f"further out along the valley a pass was withdrawn on before, "
+                           f"and f is no lower than it was there (a valley running off to "
+                           f"infinity, not a minimum)"), True
         run_off = scale_free_run_off(lambda x: self.p.value(self.p.to_z(x)),
                                      self.guard.best_x, fb, self.inp.x0)
         if run_off:
@@ -1221,9 +1265,10 @@ class _Run:
                          reason=f"variables grew beyond {RUN_OFF:g} times their start "
                          "and f ignores their common size")
             self.doubted = True
+            self._remember_run_off(fb, run_off)
             return Verdict(False, verdict.measure, f"limit at infinity: x{run_off} ran "
                            f"off from the start, and f does not change when they are "
-                           f"halved or doubled (a valley's infimum, not a minimum)")
+                           f"halved or doubled (a valley's infimum, not a minimum)"), True
         # (both with bounds too, where variables bounded on one side ran off on the
         # other: a Michaelis-Menten curve with V, K >= 0 on data slightly convex was
         # certified at K = 1.7e5, f 4e-4 of itself above the infimum at K -> inf; with
@@ -1237,16 +1282,45 @@ class _Run:
                          f_best=lower, reason=f"variables grew beyond {FAR_OUT:g} times "
                          "their start, and f is lower along the valley they ran on")
             self.doubted = True
+            self._remember_run_off(fb, variables)
             user_lower = lower * self.guard.unit + self.guard.offset
             return Verdict(False, verdict.measure, f"limit at infinity: x{variables} ran "
                            f"off from the start, and doubling or halving them (the others "
                            f"following the valley) lowers f to {user_lower:.10g} (a valley "
-                           f"running off to infinity, not a minimum)")
+                           f"running off to infinity, not a minimum)"), True
         if self.guard.best_f < fb:
             # a probe above found f lower without withdrawing the pass (by less than
             # its tolerance): that point is the one returned, so the tests are taken there
-            return self._tests_at_best()
-        return verdict
+            return self._tests_at_best(), False
+        return verdict, True
+
+    def _remember_run_off(self, f: float, variables) -> None:
+        """Keep where a pass was withdrawn as a limit at infinity (the first time)."""
+        if self._run_off_seen is None:
+            self._run_off_seen = (np.array(self.guard.best_x), float(f),
+                                  [int(i) for i in variables])
+
+    def _further_along_known_valley(self, f: float) -> list[int] | None:
+        """The variables of a valley a pass was withdrawn on before as running off to
+        infinity, where the best point lies further out along it (each of them of the
+        same sign and larger) and ``f`` is lower than it was there by less than
+        KNOWN_VALLEY_DROP of ``max(1, |f|)``; else None. Far enough out, float64 no
+        longer resolves the valley, and its probes see rounding: Beale's function,
+        withdrawn at x1 = -8e3 and -3e5 (its valley falls to 0.452009 as x1 -> -inf),
+        passed at x1 = -2.2e8, where doubling x1 changed f by less than the spacing
+        of x2 near 1 moves it."""
+        if self._run_off_seen is None:
+            return None
+        x_then, f_then, variables = self._run_off_seen
+        x = np.asarray(self.guard.best_x)
+        out = all(np.sign(x[i]) == np.sign(x_then[i]) and abs(x[i]) >= abs(x_then[i])
+                  for i in variables)
+        if out and f >= f_then - KNOWN_VALLEY_DROP * max(1.0, abs(f_then)):
+            self.log.add(self.guard.stage, "limit_at_infinity", variables=variables, f=f,
+                         reason="further out along a valley found before to run off to "
+                         "infinity, and no lower than there")
+            return variables
+        return None
 
     def _unless_offset(self, verdict: Verdict) -> tuple[Verdict, bool]:
         """The pass ``verdict`` (and False), unless ``|f|`` is above the tests' floor and
@@ -1388,7 +1462,7 @@ class _Run:
             # bundle gradients only near zb, with a tiny linearisation error there
             if self.p.analytic:
                 items += gradients_near(self.bundle.items, zb, fb)
-            at_kink = False
+            at_kink, g_here = False, None
             if g is not None and not self.bounded:
                 # a central difference may straddle a kink (the mean of two sides is not
                 # a gradient): only a verified one joins the bundle (with bounds this is
@@ -1400,7 +1474,11 @@ class _Run:
             m = bundle_stationarity(zb, fb, items, np.inf)
             name = "shortest convex combination of gradients sampled nearby"
             if m <= gtol:
-                if self._descends_along_creases(zb, fb, items):
+                # (and along minus the gradient at zb: a smooth well narrower than the
+                # sampled box has gradients there that combine to 0 short of its bottom)
+                slope = g_here if g_here is not None else g
+                if self._descends_along_creases(zb, fb, items) or (
+                        slope is not None and self._descends_along_gradient(zb, fb, slope)):
                     continue
                 return self._unless_plateau(zb, fb, g, Verdict(True, m, name))
             if at_kink:
@@ -1496,7 +1574,7 @@ class _Run:
         first = min(self.n + 1, FIRST_SAMPLES)
         affordable = int(SAMPLES_SHARE * self.guard.nfev / (2 * self.n + 1))
         count = max(first, min(6 * self.n + 6, 60, affordable))
-        items = sample_gradients(self.p, z, SAMPLING_RADIUS, first, self.rng)
+        items = sample_gradients(self.p, z, SAMPLING_RADIUS, first, self.rng, f)
         if not items or (self.guard.best_f < f
                          and not (last and self._within_sampling_box(z))):
             # (on the ``last`` retest a lower point within the sampled box is covered
@@ -1512,7 +1590,7 @@ class _Run:
         if far and spread <= AGREEING_SAMPLES * float(np.linalg.norm(mean)):
             return items
         return items + sample_gradients(self.p, z, SAMPLING_RADIUS, count - first,
-                                        self.rng)
+                                        self.rng, f)
 
     def _second_opinion(self, z, f, g):
         """The Newton-decrement test where the small-gradient test passed only thanks

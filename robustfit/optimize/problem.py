@@ -517,14 +517,23 @@ class ScaledProblem:
         """``(f(z + v) - f(z - v)) / 2``, the half-step ``v`` as rounding took it
         (measured in ``x``, as ``f`` sees it), and the larger ``|f|`` of the two; None
         where a side leaves the bounds or is a bad point."""
+        values = self.values_along(z, v)
+        if values is None:
+            return None
+        f_up, f_down, taken = values
+        return (f_up - f_down) / 2.0, taken, max(abs(f_up), abs(f_down))
+
+    def values_along(self, z: np.ndarray, v: np.ndarray
+                     ) -> tuple[float, float, np.ndarray] | None:
+        """``(f(z + v), f(z - v), half step)``, the half-step ``v`` as rounding took it
+        (measured in ``x``); None where a side leaves the bounds or is a bad point."""
         up, down = z + v, z - v
         if not (self.inside(up) and self.inside(down)):
             return None
         f_up, f_down = self.value(up), self.value(down)
         if not (np.isfinite(f_up) and np.isfinite(f_down)):
             return None
-        taken = (up * self.scale - down * self.scale) / (2.0 * self.scale)
-        return (f_up - f_down) / 2.0, taken, max(abs(f_up), abs(f_down))
+        return f_up, f_down, (up * self.scale - down * self.scale) / (2.0 * self.scale)
 
     def taken_step(self, moved: np.ndarray, z: np.ndarray, i: int) -> float:
         """The step from ``z`` to ``moved`` in variable ``i`` (in ``z``) as ``f`` sees

@@ -23,7 +23,8 @@ from .events import EventLog
 from .problem import ScaledProblem
 from .stationarity import min_norm_convex_combination
 
-__all__ = ["verified_gradient", "sample_gradients", "gradient_sampling", "one_sided_slopes"]
+__all__ = ["verified_gradient", "sample_gradients", "rise_explained", "gradient_sampling",
+           "one_sided_slopes"]
 
 # Much shorter than the usual forward step, so that the ± steps rarely straddle a kink
 # next to a sampled point (rounding costs ~ eps |f| / 1e-9, far below the tests' 1e-6).
@@ -93,8 +94,13 @@ def one_sided_slopes(p: ScaledProblem, z: np.ndarray, f: float, i: int,
 
 
 def sample_gradients(p: ScaledProblem, z: np.ndarray, radius: float, count: int,
-                     rng: np.random.Generator) -> list[tuple[np.ndarray, float, np.ndarray]]:
-    """Verified gradients at ``count`` points uniform in the box ``z ± radius max(1,|z|)``."""
+                     rng: np.random.Generator, f: float | None = None
+                     ) -> list[tuple[np.ndarray, float, np.ndarray]]:
+    """Verified gradients at ``count`` points uniform in the box ``z ± radius max(1,|z|)``.
+
+    With ``f`` (the value at ``z``), a sample whose value rises above ``f`` far more
+    than its own gradient explains (:func:`rise_explained`) is left out: it lies
+    beyond a feature of ``f`` narrower than the box, and says nothing about ``z``."""
     half = radius * np.maximum(1.0, np.abs(z))
     out = []
     for _ in range(count):
@@ -104,9 +110,44 @@ def sample_gradients(p: ScaledProblem, z: np.ndarray, radius: float, count: int,
         fi = p.value(zi)
         if np.isfinite(fi):
             gi = verified_gradient(p, zi, fi)
-            if gi is not None and np.all(np.isfinite(gi)):
+            if gi is not None and np.all(np.isfinite(gi)) and (
+                    f is None or rise_explained(p, z, f, zi, fi, gi)):
                 out.append((zi, fi, gi))
     return out
+
+
+# a sample's rise above the point tested counts as explained by its gradient up to this
+# many times the slope's share (plus RISE_ROUNDINGS roundings of f)
+RISE_FACTOR = 10.0
+RISE_ROUNDINGS = 1e3
+
+
+def rise_explained(p: ScaledProblem, z: np.ndarray, f: float, zi: np.ndarray, fi: float,
+                   gi: np.ndarray) -> bool:
+    """Whether ``f(zi) - f(z)`` is at most RISE_FACTOR times ``|gi . (zi - z)|`` plus
+    RISE_ROUNDINGS roundings of ``f``. Near a minimum, smooth or convex at a kink, the
+    rise to a sample is at most its own slope across the gap (``f(z) >= f(zi) + gi .
+    (z - zi)`` for a convex ``f``; twice the rise for a quadratic). A sample far higher
+    with a flat gradient sits off a well narrower than the sampled box: Hartmann's
+    function moved to 1e8 (wells of width 0.2, the box 10 wide) had every sample ~0
+    off the wells, their gradients ~0, and a point 6e-3 above the minimum passed for
+    stationary.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustfit.optimize.objective import GuardedObjective
+    >>> p = ScaledProblem(GuardedObjective(lambda x: float(abs(x[0]))), np.ones(1))
+    >>> z, zi = np.array([0.0]), np.array([1e-7])
+    >>> rise_explained(p, z, 0.0, zi, 1e-7, np.array([1.0]))   # a kink: explained
+    True
+    >>> rise_explained(p, z, -3.9, zi, 0.0, np.array([0.0]))   # off a narrow well
+    False
+    """
+    rise = fi - f
+    slope = abs(float(gi @ (zi - z)))
+    return bool(rise <= RISE_FACTOR * slope + RISE_ROUNDINGS * p.guard.rounding(
+        max(abs(f), abs(fi))))
 
 
 def gradient_sampling(p: ScaledProblem, z: np.ndarray, f: float, *, radius: float,
@@ -126,7 +167,7 @@ def gradient_sampling(p: ScaledProblem, z: np.ndarray, f: float, *, radius: floa
             return z, f, "evaluation share spent"
         if on_iteration is not None:
             on_iteration()
-        items = sample_gradients(p, z, radius, n + 1, rng)
+        items = sample_gradients(p, z, radius, n + 1, rng, f)
         g = verified_gradient(p, z, f)
         if g is not None:
             items.append((z, f, g))
