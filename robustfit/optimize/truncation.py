@@ -44,6 +44,12 @@ SETTLED_NOISE = 10.0
 SETTLED_FRACTION = 0.1
 
 
+# an even part of f across the first stencil of agrees_with_shorter_steps (a tenth of
+# the central steps, ~6e-7 of the variables' sizes) below this fraction of max(1, |f|)
+# is a curvature of at most ~1e5 |f| over a size squared: f's features are not far
+# smaller than the variables, and shorter steps are not taken (each level costs two
+# evaluations; MGH's catalogue needs none)
+SMOOTH_EVEN = 1e-8
 # the signs of agrees_with_shorter_steps' direction: fixed, so that a run is reproducible
 _SIGNS_SEED = 20261127
 
@@ -112,8 +118,9 @@ def agrees_with_shorter_steps(p: ScaledProblem, z: np.ndarray, f: float,
     ``g`` shows in ``e . v`` unless the signs happen to cancel it.
 
     ``f`` along ``v`` has settled where its even part, ``(f(z + v) + f(z - v)) / 2 -
-    f(z)``, shrank with the step as a curvature's does (by ``SHRINK**2``, to a factor
-    of two, or to rounding). One level is not enough where the usual steps exceed
+    f(z)``, shrank with the step at least as a kink's does (by ``SHRINK / 2``; a
+    curvature's shrinks by ``SHRINK**2``), or to rounding, or is small from the start
+    (:data:`SMOOTH_EVEN`). One level is not enough where the usual steps exceed
     ``f``'s structure a hundredfold or more: with Hartmann's function moved to 1e6
     (wells of width 0.2, central steps of 6) the stencils at 6 and 0.6 both lay off
     the wells, the two differences agreed at 0, and a Newton check passed 1.7e-3 above
@@ -164,11 +171,12 @@ def agrees_with_shorter_steps(p: ScaledProblem, z: np.ndarray, f: float,
         if err > float(np.max(tolerance * np.abs(taken))) + noise:
             return False
         even = 0.5 * (f_up + f_down) - f
-        if even_before is not None and abs(SHRINK ** 2 * even - even_before) <= (
-                0.5 * abs(even_before) + SHRINK ** 2 * noise):
+        if even_before is not None and abs(even) <= 2.0 * abs(even_before) / SHRINK + noise:
+            return True  # (it shrank as a curvature's or a kink's does: see _settled_step)
+        if abs(even) <= max(noise, SMOOTH_EVEN * max(1.0, abs(f))):
+            # (f along v is linear to rounding, or curves as a function whose features
+            # are the variables' size does over such a step: nothing left to settle)
             return True
-        if abs(even) <= noise:
-            return True  # (f along v is linear to rounding: nothing left to settle)
         even_before = even
     return True
 
@@ -178,12 +186,13 @@ def _settled_step(p: ScaledProblem, z: np.ndarray, f: float, i: int,
     """The settled central step of variable ``i`` where it is shorter than the usual
     one; None otherwise (see :func:`settled_steps`).
 
-    Differences count only from the first pair of steps over which ``f`` behaves as
-    its Taylor polynomial (:func:`_shrank_as_curvature`): where the usual step lies far
-    beyond ``f``'s structure, differences at it and at a tenth of it both read about 0
-    and "agree" (Hartmann's function moved to 1e8, central steps of 600 across wells of
-    width 0.2), and shorter steps, which see a slope, would look like rounding taking
-    over. None where no such pair comes before the shortest step (a kink)."""
+    Differences count only from the first pair of steps over which the even part of
+    ``f`` shrinks as a curvature's or a kink's does (:func:`_shrank_as_curvature`):
+    where the usual step lies far beyond ``f``'s structure, differences at it and at a
+    tenth of it both read about 0 and "agree" (Hartmann's function moved to 1e8,
+    central steps of 600 across wells of width 0.2), and shorter steps, which see a
+    slope, would look like rounding taking over. None where no such pair comes before
+    the shortest step."""
     h = p.step(z, i, CENTRAL_STEP)
     floor = p.step_floor(z, i)
     previous = _central(p, z, f, i, h)
@@ -219,14 +228,13 @@ def _settled_step(p: ScaledProblem, z: np.ndarray, f: float, i: int,
 
 def _shrank_as_curvature(longer: _Difference, shorter: _Difference) -> bool:
     """Whether the even part of ``f`` across a stencil, ``(f(z + h) + f(z - h)) / 2 -
-    f(z)``, shrank from ``longer``'s step to ``shorter``'s (SHRINK times shorter) as a
-    curvature's does: by ``SHRINK**2`` to a factor of two, or to within SETTLED_NOISE
-    rounding errors of ``f``. A stencil beyond ``f``'s structure has an even part that
-    does not shrink so (``f`` at both ends near the same far value)."""
-    scale = SHRINK ** 2
+    f(z)``, shrank from ``longer``'s step to ``shorter``'s (SHRINK times shorter) at
+    least as a kink's does: by ``SHRINK / 2`` or more (a curvature's shrinks by
+    ``SHRINK**2``, a kink's by ``SHRINK``), or to within SETTLED_NOISE rounding errors
+    of ``f``. A stencil beyond ``f``'s structure has an even part that barely shrinks
+    (``f`` at both ends near the same far value)."""
     noise = SETTLED_NOISE * shorter.rounding
-    return bool(abs(scale * shorter.even - longer.even)
-                <= 0.5 * abs(longer.even) + scale * noise)
+    return bool(abs(shorter.even) <= 2.0 * abs(longer.even) / SHRINK + noise)
 
 
 def _central(p: ScaledProblem, z: np.ndarray, f: float, i: int,
