@@ -7,6 +7,7 @@ chunks of ``chunk_size`` in a Python loop so memory stays bounded by the chunk.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -113,6 +114,7 @@ def array_statistics(
                     losses, signals, dtypes, stat=stat, valid=None,
                     mask_nonfinite=mask_nonfinite, check_gradients=check, xp=xp,
                     average=mean and chunk == n, eager=True,
+                    divisor=n if mean and chunk < n else None,  # (see jax_backend)
                 )
                 if bool(all_finite(value, xp)):  # one wait for the device
                     break
@@ -121,9 +123,9 @@ def array_statistics(
     finite = np.concatenate([_to_numpy(f) for f in finite_parts])
     if stat == "sum":
         value = [sum(leaf) for leaf in zip(*parts, strict=True)]
-        if mean and chunk < n:  # over the samples that entered the sums
-            used = int(finite.sum()) if mask_nonfinite else n
-            value = [v / used for v in value]
+        if mean and chunk < n and mask_nonfinite:  # over the samples in the sums
+            used = int(finite.sum())
+            value = [v * (n / used) if used else v * math.nan for v in value]
     elif stat == "squares":
         value = [xp.concatenate(leaf) for leaf in zip(*parts, strict=True)]
     else:

@@ -142,6 +142,10 @@ def _compile(
         return chunk_statistics(
             losses, signals, dtypes, stat=stat, valid=valid, mask_nonfinite=mask,
             check_gradients=check, xp=jnp, average=average,
+            # (a mean over chunks: each chunk's squares divided by n before the sums,
+            # which then stay finite where the mean is; summed first, 64 squares of
+            # 8.1e37 overflowed float32 over 8 chunks, silently, one chunk gave 8.1e37)
+            divisor=n if mean and n_chunks > 1 else None,
         )
 
     def run(leaves: list, batch_leaves: list) -> tuple:
@@ -149,9 +153,10 @@ def _compile(
             value, finite = reduce_chunk(leaves, batch_leaves, jnp.ones((n,), bool), mean)
         else:
             value, finite = reduce_all(leaves, batch_leaves)
-            if mean:  # over the samples that entered the sums
-                used = jnp.sum(finite) if mask else n
-                value = [v / jnp.asarray(used, v.dtype) for v in value]
+            if mean and mask:  # over the samples that entered the sums (divided by n)
+                used = jnp.sum(finite)
+                value = [v * (jnp.asarray(n, v.dtype) / jnp.asarray(used, v.dtype))
+                         for v in value]
         # one array, so that the host waits for one transfer: the mask, then the flag
         return value, jnp.concatenate([finite, all_finite(value, jnp)[None]])
 
@@ -207,6 +212,17 @@ def jax_statistics(
     """
     leaves, treedef = _as_jax(params)
     batch_leaves, batch_treedef = _as_jax(batch)
+    if (mask_nonfinite or wait) and any(
+            isinstance(x, jax.core.Tracer) for x in leaves + batch_leaves):
+        # (naming the samples needs their values on the host: under jax.jit or
+        # jax.vmap that failed inside JAX, "'copy_to_host_async' is not available on
+        # traced array")
+        raise InvalidInputError(
+            "per_sample_grad_sq was called on traced arrays (inside jax.jit, jax.vmap "
+            "or another JAX transformation), where non-finite samples cannot be named or "
+            "dropped: those need the values on the host. Inside a transformation pass "
+            "nan_policy='propagate' and return_info=False (NaN then reaches the result), "
+            "or call it outside the transformation.")
     key = (
         loss, _signature(leaves, treedef), _signature(batch_leaves, batch_treedef), stat,
         chunk_size, mask_nonfinite, memory_budget, fast_path,

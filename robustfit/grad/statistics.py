@@ -46,6 +46,7 @@ def chunk_statistics(
     xp: Any,
     average: bool = False,
     eager: bool = False,
+    divisor: int | None = None,
 ) -> tuple[Any, Any]:
     """Reduce one chunk; return ``(statistic, finite)``.
 
@@ -55,8 +56,11 @@ def chunk_statistics(
     samples are dropped when ``mask_nonfinite`` and propagate otherwise; ``valid=None``
     means that every row is a real sample. ``average``
     (``stat="sum"`` only) divides the sums by the number of samples kept, inside the
-    reductions. ``eager`` (NumPy, CuPy: never under a JAX trace) skips the masking when
-    every sample is kept, at the cost of one wait for the device.
+    reductions; ``divisor`` (``stat="sum"`` only, without ``average``) divides them by
+    that number instead (a batch's size, for a mean summed over its chunks: squares
+    divided before they are summed do not overflow where their mean does not).
+    ``eager`` (NumPy, CuPy: never under a JAX trace) skips the masking when every
+    sample is kept, at the cost of one wait for the device.
     """
     finite = xp.isfinite(losses) if losses is not None else None
     if check_gradients:
@@ -70,15 +74,20 @@ def chunk_statistics(
     else:
         finite = (xp.ones(valid.shape, dtype=bool) if finite is None else finite) | ~valid
         keep = valid & finite if mask_nonfinite else valid
-    if mask_nonfinite and not check_gradients and not eager:
-        # first pass under a trace: a multiplication by 0/1 fuses with the per-sample
-        # gradients where a select does not (XLA materialised them: 2x slower on a
+    weights = keep  # (the mask of the dense leaves: see below)
+    dense = any(isinstance(s, DenseSignal) for s in signals)
+    if mask_nonfinite and not check_gradients and not eager and dense:
+        # first pass under a trace: a multiplication by 0/1 fuses with a dense leaf's
+        # factors where a select does not (XLA materialised them: 2x slower on a
         # 1e5-parameter MLP); a NaN it lets through sends the call to the checked pass.
         # Not with nan_policy="propagate", whose first pass may be the result: there
         # inf * 0 would turn an infinite sum into NaN. In the narrowest of the leaves'
         # dtypes (0 and 1 are exact in each): a float64 mask widened float32 leaves
-        # with it, and the scan's carry then changed type from one chunk to the next
-        keep = keep.astype(min(dtypes, key=lambda d: np.dtype(d).itemsize))
+        # with it, and the scan's carry then changed type from one chunk to the next.
+        # Per-sample gradients of the generic path keep the select: multiplied, XLA on
+        # a CPU fused the mask into vmap(grad) inside the chunks' scan and ran an MLP
+        # 784-512-512-10 at batch 128 26 times slower than vmap(grad) alone
+        weights = keep.astype(min(dtypes, key=lambda d: np.dtype(d).itemsize))
     scales: dict = {}
     if eager:  # a Python int, and no mask where every sample is kept
         used = int(xp.sum(keep)) if keep is not None else _chunk_length(signals)
@@ -89,17 +98,22 @@ def chunk_statistics(
     elif average:
         used = xp.sum(keep)
         scales = {d: 1 / used.astype(d) for d in set(dtypes)}
-    pairs = list(zip(signals, dtypes, strict=True))
+    if divisor is not None:
+        scales = {d: xp.asarray(1.0 / divisor, dtype=d) for d in set(dtypes)}
+    if eager:
+        weights = keep
+    pairs = [(s, d, weights if isinstance(s, DenseSignal) else keep)
+             for s, d in zip(signals, dtypes, strict=True)]
     if stat == "sum":
         out: Any = [
-            reductions.sum_of_squares(s, keep, xp, d, scales.get(d))
-            for s, d in pairs
+            reductions.sum_of_squares(s, k, xp, d, scales.get(d))
+            for s, d, k in pairs
         ]
     elif stat == "squares":
-        out = [reductions.squares(s, keep, xp, d) for s, d in pairs]
+        out = [reductions.squares(s, k, xp, d) for s, d, k in pairs]
     else:
         wide = xp.result_type(*dtypes)
-        out = sum(reductions.squared_norms(s, keep, xp, wide) for s in signals)
+        out = sum(reductions.squared_norms(s, k, xp, wide) for s, _, k in pairs)
     return out, finite
 
 
