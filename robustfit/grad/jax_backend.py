@@ -115,14 +115,28 @@ def _signals_fn(loss: Any, route: Route, treedef: Any, batch_treedef: Any) -> Ca
     if route.plan is not None:
         return lambda leaves, chunk: jaxpr_dense.plan_signals(route.plan, leaves, chunk)
 
-    def generic(leaves: list, chunk: list) -> tuple:
-        def one(ls: list, sample: list) -> Any:
-            return loss(
-                jax.tree_util.tree_unflatten(treedef, ls),
-                jax.tree_util.tree_unflatten(batch_treedef, sample),
-            )
-        losses, grads = jax.vmap(jax.value_and_grad(one), in_axes=(None, 0))(leaves, chunk)
+    def one(ls: list, sample: list) -> Any:
+        return loss(
+            jax.tree_util.tree_unflatten(treedef, ls),
+            jax.tree_util.tree_unflatten(batch_treedef, sample),
+        )
+
+    def generic(leaves: list, chunk: list, valid: Any = None) -> tuple:
+        if valid is None:
+            losses, grads = jax.vmap(jax.value_and_grad(one), in_axes=(None, 0))(
+                leaves, chunk)
+            return losses, [FullSignal(g) for g in grads]
+
+        # the samples kept (valid, with a finite loss) weight the backward pass itself:
+        # each sample's cotangent is 1 or 0, and no pass over the per-sample gradients
+        # masks them (a NaN that 0 * inf lets through sends the call to the checked pass)
+        def weighted(sample: list, keep: Any) -> tuple:
+            value, pullback = jax.vjp(lambda ls: one(ls, sample), leaves)
+            weight = jnp.where(keep & jnp.isfinite(value), 1, 0).astype(value.dtype)
+            return value, pullback(weight)[0]
+        losses, grads = jax.vmap(weighted)(chunk, valid)
         return losses, [FullSignal(g) for g in grads]
+    generic.weights_samples = True
     return generic
 
 
@@ -137,11 +151,17 @@ def _compile(
     mean = stat == "mean"
     stat = "sum" if mean else stat
 
+    # the first pass of a generic route weights its samples in the backward pass
+    weighted = mask and not check and getattr(signals_of, "weights_samples", False)
+
     def reduce_chunk(leaves: list, chunk_leaves: list, valid: Any, average: bool = False):
-        losses, signals = signals_of(leaves, chunk_leaves)
+        if weighted:
+            losses, signals = signals_of(leaves, chunk_leaves, valid)
+        else:
+            losses, signals = signals_of(leaves, chunk_leaves)
         return chunk_statistics(
             losses, signals, dtypes, stat=stat, valid=valid, mask_nonfinite=mask,
-            check_gradients=check, xp=jnp, average=average,
+            check_gradients=check, xp=jnp, average=average, premasked=weighted,
             # (a mean over chunks: each chunk's squares divided by n before the sums,
             # which then stay finite where the mean is; summed first, 64 squares of
             # 8.1e37 overflowed float32 over 8 chunks, silently, one chunk gave 8.1e37)

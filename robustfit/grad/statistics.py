@@ -47,6 +47,7 @@ def chunk_statistics(
     average: bool = False,
     eager: bool = False,
     divisor: int | None = None,
+    premasked: bool = False,
 ) -> tuple[Any, Any]:
     """Reduce one chunk; return ``(statistic, finite)``.
 
@@ -60,7 +61,9 @@ def chunk_statistics(
     that number instead (a batch's size, for a mean summed over its chunks: squares
     divided before they are summed do not overflow where their mean does not).
     ``eager`` (NumPy, CuPy: never under a JAX trace) skips the masking when every
-    sample is kept, at the cost of one wait for the device.
+    sample is kept, at the cost of one wait for the device. ``premasked``: the
+    per-sample gradients (not the dense factors) of dropped samples are zero already
+    (the backward pass weighted them by 0), and are not masked again.
     """
     finite = xp.isfinite(losses) if losses is not None else None
     if check_gradients:
@@ -77,16 +80,18 @@ def chunk_statistics(
     weights = keep  # (the mask of the dense leaves: see below)
     dense = any(isinstance(s, DenseSignal) for s in signals)
     if mask_nonfinite and not check_gradients and not eager and dense:
-        # first pass under a trace: a multiplication by 0/1 fuses with a dense leaf's
-        # factors where a select does not (XLA materialised them: 2x slower on a
+        # first pass under a trace: a multiplication by 0/1 fuses with the per-sample
+        # gradients where a select does not (XLA materialised them: 2x slower on a
         # 1e5-parameter MLP); a NaN it lets through sends the call to the checked pass.
         # Not with nan_policy="propagate", whose first pass may be the result: there
         # inf * 0 would turn an infinite sum into NaN. In the narrowest of the leaves'
         # dtypes (0 and 1 are exact in each): a float64 mask widened float32 leaves
         # with it, and the scan's carry then changed type from one chunk to the next.
-        # Per-sample gradients of the generic path keep the select: multiplied, XLA on
-        # a CPU fused the mask into vmap(grad) inside the chunks' scan and ran an MLP
-        # 784-512-512-10 at batch 128 26 times slower than vmap(grad) alone
+        # (Multiplying the generic path's per-sample gradients, XLA on a CPU fused the
+        # mask into vmap(grad) inside the chunks' scan and ran an MLP 784-512-512-10
+        # at batch 128 26 times slower than vmap(grad) alone; a select instead cost an
+        # MLP of 1e5 parameters at batch 512 1.9x, against 0.95x. Their first pass
+        # weights the samples in the backward pass instead: ``premasked``.)
         weights = keep.astype(min(dtypes, key=lambda d: np.dtype(d).itemsize))
     scales: dict = {}
     if eager:  # a Python int, and no mask where every sample is kept
@@ -102,7 +107,7 @@ def chunk_statistics(
         scales = {d: xp.asarray(1.0 / divisor, dtype=d) for d in set(dtypes)}
     if eager:
         weights = keep
-    pairs = [(s, d, weights if isinstance(s, DenseSignal) else keep)
+    pairs = [(s, d, weights if isinstance(s, DenseSignal) else None if premasked else keep)
              for s, d in zip(signals, dtypes, strict=True)]
     if stat == "sum":
         out: Any = [

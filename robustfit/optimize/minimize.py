@@ -438,7 +438,7 @@ class _Run:
         self.doubted = False  # a pass of the gradient test was withdrawn (_second_opinion)
         # where a pass was withdrawn as a limit at infinity: (x there, f there, the
         # variables that ran off) -- see _further_along_known_valley
-        self._run_off_seen: tuple[np.ndarray, float, list[int]] | None = None
+        self._run_off_seen: tuple[np.ndarray, float, float, list[int]] | None = None
         self._unit_due: float | None = None  # a smaller unit, from the next stage on
         # (offset, unit, noise) from the next stage on, where a pass was vacuous
         # (_unless_offset)
@@ -1295,27 +1295,31 @@ class _Run:
         return verdict, True
 
     def _remember_run_off(self, f: float, variables) -> None:
-        """Keep where a pass was withdrawn as a limit at infinity (the first time)."""
+        """Keep where a pass was withdrawn as a limit at infinity (the first time): ``x``,
+        ``f`` in your units, the tolerance of :meth:`_further_along_known_valley` in
+        them (the unit may change from stage to stage), and the variables."""
         if self._run_off_seen is None:
-            self._run_off_seen = (np.array(self.guard.best_x), float(f),
+            user = f * self.guard.unit + self.guard.offset
+            drop = KNOWN_VALLEY_DROP * self.guard.unit * max(1.0, abs(f))
+            self._run_off_seen = (np.array(self.guard.best_x), user, drop,
                                   [int(i) for i in variables])
 
     def _further_along_known_valley(self, f: float) -> list[int] | None:
         """The variables of a valley a pass was withdrawn on before as running off to
         infinity, where the best point lies further out along it (each of them of the
         same sign and larger) and ``f`` is lower than it was there by less than
-        KNOWN_VALLEY_DROP of ``max(1, |f|)``; else None. Far enough out, float64 no
-        longer resolves the valley, and its probes see rounding: Beale's function,
-        withdrawn at x1 = -8e3 and -3e5 (its valley falls to 0.452009 as x1 -> -inf),
-        passed at x1 = -2.2e8, where doubling x1 changed f by less than the spacing
-        of x2 near 1 moves it."""
+        KNOWN_VALLEY_DROP of ``max(1, |f|)`` (in that stage's unit); else None. Far
+        enough out, float64 no longer resolves the valley, and its probes see rounding:
+        Beale's function, withdrawn at x1 = -8e3 and -3e5 (its valley falls to 0.452009
+        as x1 -> -inf), passed at x1 = -2.2e8, where doubling x1 changed f by less than
+        the spacing of x2 near 1 moves it."""
         if self._run_off_seen is None:
             return None
-        x_then, f_then, variables = self._run_off_seen
+        x_then, f_then, drop, variables = self._run_off_seen
         x = np.asarray(self.guard.best_x)
         out = all(np.sign(x[i]) == np.sign(x_then[i]) and abs(x[i]) >= abs(x_then[i])
                   for i in variables)
-        if out and f >= f_then - KNOWN_VALLEY_DROP * max(1.0, abs(f_then)):
+        if out and f * self.guard.unit + self.guard.offset >= f_then - drop:
             self.log.add(self.guard.stage, "limit_at_infinity", variables=variables, f=f,
                          reason="further out along a valley found before to run off to "
                          "infinity, and no lower than there")

@@ -171,8 +171,8 @@ def agrees_with_shorter_steps(p: ScaledProblem, z: np.ndarray, f: float,
         if err > float(np.max(tolerance * np.abs(taken))) + noise:
             return False
         even = 0.5 * (f_up + f_down) - f
-        if even_before is not None and abs(even) <= 2.0 * abs(even_before) / SHRINK + noise:
-            return True  # (it shrank as a curvature's or a kink's does: see _settled_step)
+        if even_before is not None and _even_part_shrank(even_before, even, noise):
+            return True
         if abs(even) <= max(noise, SMOOTH_EVEN * max(1.0, abs(f))):
             # (f along v is linear to rounding, or curves as a function whose features
             # are the variables' size does over such a step: nothing left to settle)
@@ -187,7 +187,7 @@ def _settled_step(p: ScaledProblem, z: np.ndarray, f: float, i: int,
     one; None otherwise (see :func:`settled_steps`).
 
     Differences count only from the first pair of steps over which the even part of
-    ``f`` shrinks as a curvature's or a kink's does (:func:`_shrank_as_curvature`):
+    ``f`` shrinks as a curvature's or a kink's does (:func:`_even_part_shrank`):
     where the usual step lies far beyond ``f``'s structure, differences at it and at a
     tenth of it both read about 0 and "agree" (Hartmann's function moved to 1e8,
     central steps of 600 across wells of width 0.2), and shorter steps, which see a
@@ -199,7 +199,7 @@ def _settled_step(p: ScaledProblem, z: np.ndarray, f: float, i: int,
     if previous is None:
         return None
     best_step, best_change = h, np.inf
-    regular = False  # whether f along x_i behaves as a polynomial from the step h down
+    regular = False  # whether the even part of f along x_i shrinks with the step h
     for _ in range(MAX_LEVELS):
         shorter = h / SHRINK
         difference = _central(p, z, f, i, shorter) if shorter >= floor else None
@@ -209,7 +209,8 @@ def _settled_step(p: ScaledProblem, z: np.ndarray, f: float, i: int,
             best_step = h  # (the shortest step that could be taken: still falling)
             break
         if not regular:
-            regular = _shrank_as_curvature(previous, difference)
+            regular = _even_part_shrank(previous.even, difference.even,
+                                        SETTLED_NOISE * difference.rounding)
             if not regular:
                 h, previous = shorter, difference
                 continue
@@ -226,15 +227,14 @@ def _settled_step(p: ScaledProblem, z: np.ndarray, f: float, i: int,
     return best_step if best_step < p.step(z, i, CENTRAL_STEP) else None
 
 
-def _shrank_as_curvature(longer: _Difference, shorter: _Difference) -> bool:
+def _even_part_shrank(longer: float, shorter: float, noise: float) -> bool:
     """Whether the even part of ``f`` across a stencil, ``(f(z + h) + f(z - h)) / 2 -
-    f(z)``, shrank from ``longer``'s step to ``shorter``'s (SHRINK times shorter) at
+    f(z)``, shrank from ``longer`` to ``shorter`` over a step SHRINK times shorter at
     least as a kink's does: by ``SHRINK / 2`` or more (a curvature's shrinks by
-    ``SHRINK**2``, a kink's by ``SHRINK``), or to within SETTLED_NOISE rounding errors
-    of ``f``. A stencil beyond ``f``'s structure has an even part that barely shrinks
-    (``f`` at both ends near the same far value)."""
-    noise = SETTLED_NOISE * shorter.rounding
-    return bool(abs(shorter.even) <= 2.0 * abs(longer.even) / SHRINK + noise)
+    ``SHRINK**2``, a kink's by ``SHRINK``), or to within ``noise``. A stencil beyond
+    ``f``'s structure has an even part that barely shrinks (``f`` at both ends near the
+    same far value)."""
+    return bool(abs(shorter) <= 2.0 * abs(longer) / SHRINK + noise)
 
 
 def _central(p: ScaledProblem, z: np.ndarray, f: float, i: int,
