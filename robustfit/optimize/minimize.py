@@ -1434,7 +1434,7 @@ class _Run:
                         # is the best point now, and as close to the minimum)
                         if self._descends_along_gradient(zb, fb, g, free):
                             continue
-                        return self._newton_pass(zb, fb, g, check.measure)
+                        return self._newton_pass(zb, fb, g, check)
                     if check.improved:
                         continue  # the Newton point is lower: test that one instead
                 if self.bounded and not (self._clear_of_bounds(zb)
@@ -1529,7 +1529,7 @@ class _Run:
         if check is None:
             return None
         if check.passed:
-            return self._newton_pass(z, f, g, check.measure)
+            return self._newton_pass(z, f, g, check)
         return _RETEST if check.improved else None
 
     def _clear_inside(self, z) -> bool:
@@ -1917,13 +1917,18 @@ class _Run:
         return (self._plateau_or_decades(z, f, g, verdict)
                 or self._unless_symmetric_saddle(z, f, verdict))
 
-    def _newton_pass(self, z, f, g, measure: float) -> Verdict:
+    def _newton_pass(self, z, f, g, check) -> Verdict:
         """A pass of the Newton-decrement test at ``z``, unless ``z`` is on a plateau
         (checked as for the other tests: a curvature of 0 in the flat coordinate,
         measured again along the eigenvectors as a tiny positive one, made the Hessian
         "positive definite" on Box 3D's plateau, its second rate run to 500..2300, 0.076
-        above the minimum) or a variable's size proved wrong by decades."""
-        verdict = Verdict(True, measure, "Newton decrement")
+        above the minimum) or a variable's size proved wrong by decades. ``check``: the
+        passing :class:`.NewtonCheck`; where it rests on a Newton step below float64's
+        resolution of ``x`` the test is named so (its measure, the model's decrease, is
+        then above the tolerance: ``rosen(x - 1e6)`` at its minimum reads 0.99)."""
+        test = ("Newton step within float64's resolution of x" if check.at_resolution
+                else "Newton decrement")
+        verdict = Verdict(True, check.measure, test)
         return self._plateau_or_decades(z, f, g, verdict) or verdict
 
     def _plateau_or_decades(self, z, f, g, verdict: Verdict) -> Verdict | None:

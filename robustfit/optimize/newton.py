@@ -68,6 +68,9 @@ class NewtonCheck(NamedTuple):
     measure: float
     improved: bool
     hessian: np.ndarray | None = None
+    #: the pass rests on the Newton step being below float64's resolution of ``x``
+    #: (the model's decrease itself above the tolerance: see :func:`_below_resolution`)
+    at_resolution: bool = False
 
 
 def refine_steps(change: float, curvatures: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -460,9 +463,11 @@ def _model_check(p: ScaledProblem, z: np.ndarray, f: float, g: np.ndarray,
         return NewtonCheck(False, _relative(decrement, f), False)
     f_newton = p.value(z + step)
     improved = bool(np.isfinite(f_newton) and f_newton < f)
-    passed = ((decrement <= tol or _below_resolution(p, z, step))
+    resolved = decrement <= tol
+    passed = ((resolved or _below_resolution(p, z, step))
               and not (np.isfinite(f_newton) and f_newton < f - tol))
-    return NewtonCheck(passed, _relative(decrement, f), improved)
+    return NewtonCheck(passed, _relative(decrement, f), improved,
+                       at_resolution=passed and not resolved)
 
 
 def _relative(decrement: float, f: float) -> float:

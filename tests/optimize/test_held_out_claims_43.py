@@ -82,3 +82,14 @@ def test_no_pass_further_out_along_a_valley_already_found_to_run_off():
 
     res = robust_minimize(beale, np.array([-1.5324145515081704, 2.5958583308556387]), rng=0)
     assert not (res.success and res.fun > 1e-10), (res.x, res.fun, res.message)
+
+
+def test_a_pass_at_float64_resolution_says_so():
+    # the pass rests on the Newton step rounding back to x, not on the model's decrease
+    # (0.99 of f here): the message had quoted that measure as a "Newton decrement"
+    def rosen(x):
+        return float(100 * (x[1] - x[0] ** 2) ** 2 + (1 - x[0]) ** 2)
+
+    res = robust_minimize(lambda x: rosen(x - 1e6), np.array([-1.2, 1.0]) + 1e6, rng=0)
+    assert res.success and "resolution of x" in res.message, res.message
+    np.testing.assert_allclose(res.x - 1e6, [1.0, 1.0], atol=1e-6)
