@@ -136,8 +136,13 @@ def _signals_fn(loss: Any, route: Route, treedef: Any, batch_treedef: Any) -> Ca
             return value, pullback(weight)[0]
         losses, grads = jax.vmap(weighted)(chunk, valid)
         return losses, [FullSignal(g) for g in grads]
-    generic.weights_samples = True
     return generic
+
+
+def _all_generic(route: Route) -> bool:
+    """Whether every leaf of ``route`` takes the generic path (no spec, no dense plan):
+    its signals function then takes the chunk's ``valid`` rows to weight the samples."""
+    return route.paths[0] != "spec" and route.plan is None
 
 
 def _compile(
@@ -152,7 +157,7 @@ def _compile(
     stat = "sum" if mean else stat
 
     # the first pass of a generic route weights its samples in the backward pass
-    weighted = mask and not check and getattr(signals_of, "weights_samples", False)
+    weighted = mask and not check and _all_generic(route)
 
     def reduce_chunk(leaves: list, chunk_leaves: list, valid: Any, average: bool = False):
         if weighted:

@@ -80,18 +80,18 @@ def chunk_statistics(
     weights = keep  # (the mask of the dense leaves: see below)
     dense = any(isinstance(s, DenseSignal) for s in signals)
     if mask_nonfinite and not check_gradients and not eager and dense:
-        # first pass under a trace: a multiplication by 0/1 fuses with the per-sample
-        # gradients where a select does not (XLA materialised them: 2x slower on a
-        # 1e5-parameter MLP); a NaN it lets through sends the call to the checked pass.
-        # Not with nan_policy="propagate", whose first pass may be the result: there
-        # inf * 0 would turn an infinite sum into NaN. In the narrowest of the leaves'
-        # dtypes (0 and 1 are exact in each): a float64 mask widened float32 leaves
-        # with it, and the scan's carry then changed type from one chunk to the next.
-        # (Multiplying the generic path's per-sample gradients, XLA on a CPU fused the
-        # mask into vmap(grad) inside the chunks' scan and ran an MLP 784-512-512-10
-        # at batch 128 26 times slower than vmap(grad) alone; a select instead cost an
-        # MLP of 1e5 parameters at batch 512 1.9x, against 0.95x. Their first pass
-        # weights the samples in the backward pass instead: ``premasked``.)
+        # first pass under a trace: the dense leaves' factors are masked by a product
+        # with 0/1, which XLA fuses where it does not fuse a select; a NaN it lets
+        # through sends the call to the checked pass. Not with nan_policy="propagate",
+        # whose first pass may be the result: there inf * 0 would turn an infinite sum
+        # into NaN. In the narrowest of the leaves' dtypes (0 and 1 are exact in each):
+        # a float64 mask widened float32 leaves with it, and the scan's carry then
+        # changed type from one chunk to the next. Per-sample gradients are not
+        # multiplied: XLA on a CPU fused such a mask into vmap(grad) inside the chunks'
+        # scan (an MLP 784-512-512-10 at batch 128: 26 times vmap(grad) alone); beside
+        # dense leaves they take the select, and a route of generic leaves alone weights
+        # its samples in the backward pass instead (``premasked``: a select cost an MLP
+        # of 1e5 parameters at batch 512 1.9x vmap(grad), the weights 0.95x)
         weights = keep.astype(min(dtypes, key=lambda d: np.dtype(d).itemsize))
     scales: dict = {}
     if eager:  # a Python int, and no mask where every sample is kept
